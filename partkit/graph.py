@@ -1,0 +1,277 @@
+"""The graph model: CSR adjacency with vertex and edge weights.
+
+A :class:`Graph` is undirected and stored in compressed sparse row form
+(``xadj``, ``adjncy``) in the convention of METIS: the neighbours of vertex
+``v`` are ``adjncy[xadj[v]:xadj[v + 1]]`` and every edge appears twice, once
+from each end. Weights are non-negative integers, as in METIS, so that gains
+in the refinement kernels are exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from partkit.errors import InputError
+
+INDEX_DTYPE = np.int64
+WEIGHT_DTYPE = np.int64
+
+#: Largest number of directed adjacency entries partkit accepts.
+MAX_ADJACENCY_ENTRIES = 2**31 - 1
+
+
+class Graph:
+    """An undirected graph in CSR form with integer weights.
+
+    Parameters
+    ----------
+    xadj : array_like of int, shape (n + 1,)
+        Offsets into ``adjncy``; ``xadj[0] == 0``.
+    adjncy : array_like of int, shape (2 m,)
+        Concatenated neighbour lists; each undirected edge appears twice.
+    vwgt : array_like of int, shape (n,) or (n, ncon), optional
+        Vertex weights, one column per balance constraint. Default: all ones.
+    adjwgt : array_like of int, shape (2 m,), optional
+        Edge weights aligned with ``adjncy``. Default: all ones.
+    coords : array_like of float, shape (n, d), optional
+        Vertex coordinates (``d`` is 2 or 3), used by geometric methods.
+    name : str, optional
+        A label used in messages (usually the file name).
+    validate : bool, default True
+        Check the structure (sizes, ranges, symmetry, self loops, weights)
+        and raise :class:`partkit.InputError` on the first problem.
+
+    Attributes
+    ----------
+    n, m : int
+        Number of vertices and of undirected edges.
+    ncon : int
+        Number of vertex-weight constraints.
+    """
+
+    def __init__(self, xadj, adjncy, vwgt=None, adjwgt=None, coords=None,
+                 name="graph", validate=True):
+        self.name = name
+        self.xadj = _as_int_array(xadj, "xadj", name)
+        self.adjncy = _as_int_array(adjncy, "adjncy", name)
+        n = self.xadj.size - 1
+        if n < 0:
+            raise InputError(f"{name}: xadj must have at least one entry")
+        if vwgt is None:
+            self.vwgt = np.ones((n, 1), dtype=WEIGHT_DTYPE)
+        else:
+            vw = _as_int_array(vwgt, "vertex weights", name)
+            self.vwgt = vw.reshape(n, -1) if vw.ndim == 1 else vw
+        if adjwgt is None:
+            self.adjwgt = np.ones(self.adjncy.size, dtype=WEIGHT_DTYPE)
+        else:
+            self.adjwgt = _as_int_array(adjwgt, "edge weights", name)
+        self.coords = None if coords is None else np.ascontiguousarray(coords, dtype=np.float64)
+        if validate:
+            self.validate()
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n(self) -> int:
+        return self.xadj.size - 1
+
+    @property
+    def m(self) -> int:
+        return self.adjncy.size // 2
+
+    @property
+    def ncon(self) -> int:
+        return self.vwgt.shape[1]
+
+    def degrees(self) -> np.ndarray:
+        """Number of neighbours of every vertex."""
+        return np.diff(self.xadj)
+
+    def total_vertex_weight(self) -> np.ndarray:
+        """Sum of vertex weights per constraint, shape ``(ncon,)``."""
+        return self.vwgt.sum(axis=0)
+
+    def __repr__(self) -> str:
+        coords = "" if self.coords is None else f", coords={self.coords.shape[1]}D"
+        return f"Graph(name={self.name!r}, n={self.n}, m={self.m}, ncon={self.ncon}{coords})"
+
+    # ------------------------------------------------------------- validation
+    def validate(self) -> None:
+        """Check the CSR structure and weights.
+
+        Raises
+        ------
+        InputError
+            If sizes disagree, an index is out of range, a self loop or a
+            negative weight is present, or the adjacency is not symmetric
+            (including edge weights).
+        """
+        name, n = self.name, self.n
+        xadj, adjncy = self.xadj, self.adjncy
+        if adjncy.size > MAX_ADJACENCY_ENTRIES:
+            raise InputError(
+                f"{name}: {adjncy.size} adjacency entries exceed the supported "
+                f"maximum of {MAX_ADJACENCY_ENTRIES} (64-bit edge counts are not supported)")
+        if xadj[0] != 0 or xadj[-1] != adjncy.size:
+            raise InputError(f"{name}: xadj must start at 0 and end at len(adjncy)={adjncy.size}")
+        if n and np.any(np.diff(xadj) < 0):
+            raise InputError(f"{name}: xadj is not non-decreasing")
+        if adjncy.size and (adjncy.min() < 0 or adjncy.max() >= n):
+            raise InputError(f"{name}: neighbour index out of range [0, {n})")
+        if self.vwgt.shape[0] != n:
+            raise InputError(f"{name}: {self.vwgt.shape[0]} vertex weights for {n} vertices")
+        if self.adjwgt.shape != adjncy.shape:
+            raise InputError(f"{name}: {self.adjwgt.size} edge weights for {adjncy.size} adjacency entries")
+        if self.vwgt.size and self.vwgt.min() < 0:
+            raise InputError(f"{name}: negative vertex weight")
+        if self.adjwgt.size and self.adjwgt.min() < 0:
+            raise InputError(f"{name}: negative edge weight")
+        if self.coords is not None and (self.coords.ndim != 2 or self.coords.shape[0] != n):
+            raise InputError(f"{name}: coordinates must have shape (n, d) with n={n}")
+        rows = np.repeat(np.arange(n, dtype=INDEX_DTYPE), np.diff(xadj))
+        if np.any(rows == adjncy):
+            v = int(rows[np.argmax(rows == adjncy)])
+            raise InputError(f"{name}: self loop at vertex {v + 1} (1-based)")
+        a = sp.csr_matrix((self.adjwgt, adjncy, xadj), shape=(n, n))
+        a.sum_duplicates()
+        if a.nnz != adjncy.size:
+            raise InputError(f"{name}: duplicate edges in the adjacency lists")
+        diff = a - a.T
+        if diff.nnz and np.any(diff.data != 0):
+            raise InputError(f"{name}: adjacency is not symmetric (edge listed from one end only, "
+                             "or with different weights at its two ends)")
+
+    # ---------------------------------------------------------- constructors
+    @classmethod
+    def from_scipy(cls, matrix, *, edge_weights=None, vwgt=None, coords=None, name="matrix"):
+        """Build the graph of a sparse matrix: the pattern of ``A + A^T`` without the diagonal.
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array, shape (n, n)
+        edge_weights : {None, "abs"}, default None
+            ``None`` gives unit edge weights. ``"abs"`` derives integer weights
+            from ``|a_ij| + |a_ji|``, scaled so that the largest is 1000 and
+            rounded up so every edge keeps a weight of at least 1.
+        vwgt, coords : optional
+            As in :class:`Graph`.
+        name : str
+        """
+        a = sp.csr_matrix(matrix)
+        if a.shape[0] != a.shape[1]:
+            raise InputError(f"{name}: matrix is {a.shape[0]}x{a.shape[1]}; a graph needs a square matrix")
+        a = abs(a).tocoo()
+        keep = a.row != a.col
+        r, c, v = a.row[keep], a.col[keep], np.abs(a.data[keep]).astype(np.float64)
+        n = a.shape[0]
+        sym = sp.coo_matrix((np.concatenate([v, v]), (np.concatenate([r, c]), np.concatenate([c, r]))),
+                            shape=(n, n)).tocsr()
+        sym.sum_duplicates()
+        sym.sort_indices()
+        if edge_weights is None:
+            weights = None
+        elif edge_weights == "abs":
+            data = sym.data
+            top = data.max() if data.size else 1.0
+            if not np.isfinite(top):
+                raise InputError(f"{name}: non-finite matrix entries cannot be edge weights")
+            scale = 1000.0 / top if top > 0 else 1.0
+            weights = np.maximum(1, np.ceil(data * scale - 1e-9)).astype(WEIGHT_DTYPE)
+        else:
+            raise InputError(f"{name}: edge_weights must be None or 'abs', not {edge_weights!r}")
+        return cls(sym.indptr.astype(INDEX_DTYPE), sym.indices.astype(INDEX_DTYPE), vwgt=vwgt,
+                   adjwgt=weights, coords=coords, name=name, validate=False)
+
+    @classmethod
+    def from_networkx(cls, nx_graph, *, weight="weight", vertex_weight=None, name=None):
+        """Build a graph from a :mod:`networkx` graph.
+
+        Nodes are numbered in the order of ``nx_graph.nodes``. Edge weights
+        are read from the ``weight`` attribute (default 1); vertex weights
+        from ``vertex_weight`` when given (a scalar or a sequence per node).
+        Self loops and edges of weight 0 are dropped; directed graphs are
+        symmetrised.
+        """
+        nodes = list(nx_graph.nodes)
+        index = {v: i for i, v in enumerate(nodes)}
+        n = len(nodes)
+        rows, cols, vals = [], [], []
+        for u, v, data in nx_graph.edges(data=True):
+            w = data.get(weight, 1) if weight is not None else 1
+            rows.append(index[u])
+            cols.append(index[v])
+            vals.append(w)
+        vals = np.asarray(vals, dtype=np.float64)
+        if vals.size and (vals.min() < 0 or np.any(vals != np.round(vals))):
+            raise InputError(f"{name or 'networkx graph'}: edge weights must be non-negative integers")
+        a = sp.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+        a = a.maximum(a.T).tocsr()
+        a.setdiag(0)
+        a.eliminate_zeros()
+        a.sort_indices()
+        vwgt = None
+        if vertex_weight is not None:
+            vwgt = np.array([[float(x) for x in np.atleast_1d(nx_graph.nodes[v].get(vertex_weight, 1))]
+                             for v in nodes])
+            if np.any(vwgt != np.round(vwgt)):
+                raise InputError(f"{name or 'networkx graph'}: vertex weights must be integers")
+        return cls(a.indptr.astype(INDEX_DTYPE), a.indices.astype(INDEX_DTYPE), vwgt=vwgt,
+                   adjwgt=a.data.astype(WEIGHT_DTYPE), name=name or "networkx graph")
+
+    @classmethod
+    def from_edges(cls, n, edges, *, weights=None, vwgt=None, coords=None, name="edges"):
+        """Build a graph from ``n`` and an ``(E, 2)`` array of 0-based undirected edges.
+
+        Duplicate edges are merged (their weights add up); self loops are an error.
+        """
+        edges = np.asarray(edges, dtype=INDEX_DTYPE).reshape(-1, 2)
+        if edges.size and (edges.min() < 0 or edges.max() >= n):
+            raise InputError(f"{name}: edge endpoint out of range [0, {n})")
+        if np.any(edges[:, 0] == edges[:, 1]):
+            raise InputError(f"{name}: self loop in the edge list")
+        w = np.ones(len(edges), dtype=np.int64) if weights is None else _as_int_array(weights, "edge weights", name)
+        r = np.concatenate([edges[:, 0], edges[:, 1]])
+        c = np.concatenate([edges[:, 1], edges[:, 0]])
+        a = sp.csr_matrix((np.concatenate([w, w]), (r, c)), shape=(n, n))
+        a.sum_duplicates()
+        a.sort_indices()
+        return cls(a.indptr.astype(INDEX_DTYPE), a.indices.astype(INDEX_DTYPE), vwgt=vwgt,
+                   adjwgt=a.data.astype(WEIGHT_DTYPE), coords=coords, name=name)
+
+    # ------------------------------------------------------------- exporters
+    def to_scipy(self) -> sp.csr_matrix:
+        """The weighted adjacency matrix as a symmetric ``scipy.sparse.csr_matrix``."""
+        return sp.csr_matrix((self.adjwgt, self.adjncy, self.xadj), shape=(self.n, self.n))
+
+    def to_networkx(self):
+        """The graph as a :class:`networkx.Graph` with ``weight`` on edges and ``vwgt`` on nodes."""
+        import networkx as nx
+
+        g = nx.Graph()
+        for v in range(self.n):
+            g.add_node(v, vwgt=self.vwgt[v].tolist() if self.ncon > 1 else int(self.vwgt[v, 0]))
+        rows = np.repeat(np.arange(self.n), np.diff(self.xadj))
+        upper = rows < self.adjncy
+        g.add_weighted_edges_from(zip(rows[upper].tolist(), self.adjncy[upper].tolist(),
+                                      self.adjwgt[upper].tolist()))
+        return g
+
+    def subgraph(self, vertices) -> "Graph":
+        """The subgraph induced by ``vertices`` (renumbered 0..len-1 in the given order)."""
+        vertices = np.asarray(vertices, dtype=INDEX_DTYPE)
+        a = self.to_scipy()[vertices][:, vertices].tocsr()
+        a.sort_indices()
+        coords = None if self.coords is None else self.coords[vertices]
+        return Graph(a.indptr.astype(INDEX_DTYPE), a.indices.astype(INDEX_DTYPE), vwgt=self.vwgt[vertices],
+                     adjwgt=a.data.astype(WEIGHT_DTYPE), coords=coords, name=self.name, validate=False)
+
+
+def _as_int_array(values, what, name):
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise InputError(f"{name}: {what} must be integers")
+    elif arr.dtype.kind not in "iub" and arr.size:
+        raise InputError(f"{name}: {what} must be integers, got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=INDEX_DTYPE)

@@ -1,0 +1,153 @@
+"""Quality metrics of a k-way partition.
+
+Every function takes a :class:`partkit.Graph`, a partition (1-D integer
+array of part ids in ``[0, k)``, length ``n``) and, where it matters, ``k``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from partkit.errors import InputError
+
+
+def check_partition(graph, part, k=None) -> np.ndarray:
+    """Return ``part`` as an int64 array after checking its length and range.
+
+    Raises
+    ------
+    InputError
+        If the length differs from ``graph.n`` or an id is outside ``[0, k)``.
+    """
+    part = np.asarray(part)
+    if part.ndim != 1 or part.size != graph.n:
+        raise InputError(f"{graph.name}: partition has {part.size} entries for {graph.n} vertices")
+    if part.size and part.dtype.kind not in "iu":
+        raise InputError(f"{graph.name}: partition ids must be integers")
+    part = part.astype(np.int64, copy=False)
+    if part.size and part.min() < 0:
+        raise InputError(f"{graph.name}: negative part id {int(part.min())}")
+    if k is not None and part.size and part.max() >= k:
+        raise InputError(f"{graph.name}: part id {int(part.max())} is not below k={k}")
+    return part
+
+
+def _edge_sources(graph):
+    return np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.xadj))
+
+
+def edge_cut(graph, part) -> int:
+    """Total weight of the edges whose ends lie in different parts."""
+    part = check_partition(graph, part)
+    crossing = part[_edge_sources(graph)] != part[graph.adjncy]
+    return int(graph.adjwgt[crossing].sum() // 2)
+
+
+def part_weights(graph, part, k) -> np.ndarray:
+    """Weight of every part per constraint, shape ``(k, ncon)``."""
+    part = check_partition(graph, part, k)
+    weights = np.zeros((k, graph.ncon), dtype=np.int64)
+    np.add.at(weights, part, graph.vwgt)
+    return weights
+
+
+def imbalance(graph, part, k) -> np.ndarray:
+    """Imbalance per constraint: max part weight / average part weight - 1.
+
+    A constraint whose total weight is zero has imbalance 0.
+    """
+    weights = part_weights(graph, part, k)
+    total = weights.sum(axis=0).astype(np.float64)
+    average = total / k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = np.where(total > 0, weights.max(axis=0) / average - 1.0, 0.0)
+    return result
+
+
+def max_part_weights(graph, k, imbalance=0.03) -> np.ndarray:
+    """The balance bound per constraint: ``floor((1 + imbalance) * total / k)``.
+
+    The bound is raised to ``ceil(total / k)`` when rounding would make it
+    unreachable even for a perfectly even split. Shape ``(ncon,)``.
+    """
+    total = graph.total_vertex_weight().astype(np.float64)
+    bound = np.floor((1.0 + imbalance) * total / k + 1e-9)
+    return np.maximum(bound, np.ceil(total / k)).astype(np.int64)
+
+
+def is_balanced(graph, part, k, imbalance=0.03) -> bool:
+    """Whether every part respects :func:`max_part_weights` for every constraint."""
+    return bool(np.all(part_weights(graph, part, k) <= max_part_weights(graph, k, imbalance)))
+
+
+def _foreign_pairs(graph, part):
+    """Unique (vertex, foreign part) pairs: vertex v has a neighbour in that other part."""
+    src = _edge_sources(graph)
+    pu = part[graph.adjncy]
+    foreign = part[src] != pu
+    k = int(part.max()) + 1 if part.size else 1
+    keys = np.unique(src[foreign] * k + pu[foreign])
+    return keys // k, keys % k
+
+
+def communication_volume(graph, part, k=None) -> tuple[int, int]:
+    """Total and maximum communication volume (unit vertex sizes).
+
+    The volume of a vertex is the number of parts other than its own that
+    hold at least one of its neighbours: that many copies of its value are
+    sent in a halo exchange. The total sums over vertices; the maximum is
+    the largest sum over the vertices of one part (what one part sends).
+
+    Returns
+    -------
+    total, maximum : int
+    """
+    part = check_partition(graph, part, k)
+    vertices, _ = _foreign_pairs(graph, part)
+    nparts = k if k is not None else (int(part.max()) + 1 if part.size else 1)
+    per_part = np.bincount(part[vertices], minlength=nparts)
+    return int(vertices.size), int(per_part.max()) if per_part.size else 0
+
+
+def boundary_vertices(graph, part) -> int:
+    """Number of vertices with at least one neighbour in another part."""
+    part = check_partition(graph, part)
+    src = _edge_sources(graph)
+    crossing = part[src] != part[graph.adjncy]
+    return int(np.unique(src[crossing]).size)
+
+
+def disconnected_parts(graph, part, k) -> int:
+    """Number of non-empty parts whose induced subgraph is not connected."""
+    part = check_partition(graph, part, k)
+    src = _edge_sources(graph)
+    inside = part[src] == part[graph.adjncy]
+    a = sp.csr_matrix((np.ones(int(inside.sum()), dtype=np.int8), (src[inside], graph.adjncy[inside])),
+                      shape=(graph.n, graph.n))
+    _, labels = connected_components(a, directed=False)
+    components_per_part = np.zeros(k, dtype=np.int64)
+    first = np.unique(labels, return_index=True)[1]
+    np.add.at(components_per_part, part[first], 1)
+    return int(np.count_nonzero(components_per_part > 1))
+
+
+def summary(graph, part, k) -> dict:
+    """All metrics of a partition in one dictionary (JSON-serialisable)."""
+    part = check_partition(graph, part, k)
+    total_volume, max_volume = communication_volume(graph, part, k)
+    imb = imbalance(graph, part, k)
+    return {
+        "n": graph.n,
+        "m": graph.m,
+        "k": int(k),
+        "cut": edge_cut(graph, part),
+        "imbalance": float(imb.max()) if imb.size else 0.0,
+        "imbalance_per_constraint": [float(x) for x in imb],
+        "volume": total_volume,
+        "max_volume": max_volume,
+        "boundary_vertices": boundary_vertices(graph, part),
+        "disconnected_parts": disconnected_parts(graph, part, k),
+        "empty_parts": int(np.count_nonzero(np.bincount(part, minlength=k) == 0)),
+    }
