@@ -1,0 +1,5 @@
+"""``python -m partkit`` runs the command line."""
+
+from partkit.cli import console_main
+
+console_main()
