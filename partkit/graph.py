@@ -36,6 +36,9 @@ class Graph:
         Edge weights aligned with ``adjncy``. Default: all ones.
     coords : array_like of float, shape (n, d), optional
         Vertex coordinates (``d`` is 2 or 3), used by geometric methods.
+    vsize : array_like of int, shape (n,), optional
+        Vertex sizes: the amount of data a vertex sends per neighbouring part
+        (METIS ``fmt`` 100). Kept from METIS files; None means unit sizes.
     name : str, optional
         A label used in messages (usually the file name).
     validate : bool, default True
@@ -50,7 +53,7 @@ class Graph:
         Number of vertex-weight constraints.
     """
 
-    def __init__(self, xadj, adjncy, vwgt=None, adjwgt=None, coords=None,
+    def __init__(self, xadj, adjncy, vwgt=None, adjwgt=None, coords=None, vsize=None,
                  name="graph", validate=True):
         self.name = name
         self.xadj = _as_int_array(xadj, "xadj", name)
@@ -68,6 +71,7 @@ class Graph:
         else:
             self.adjwgt = _as_int_array(adjwgt, "edge weights", name)
         self.coords = None if coords is None else np.ascontiguousarray(coords, dtype=np.float64)
+        self.vsize = None if vsize is None else _as_int_array(vsize, "vertex sizes", name)
         if validate:
             self.validate()
 
@@ -127,6 +131,8 @@ class Graph:
             raise InputError(f"{name}: negative vertex weight")
         if self.adjwgt.size and self.adjwgt.min() < 0:
             raise InputError(f"{name}: negative edge weight")
+        if self.vsize is not None and (self.vsize.shape != (n,) or (n and self.vsize.min() < 0)):
+            raise InputError(f"{name}: vertex sizes must be {n} non-negative integers")
         if self.coords is not None and (self.coords.ndim != 2 or self.coords.shape[0] != n):
             raise InputError(f"{name}: coordinates must have shape (n, d) with n={n}")
         rows = np.repeat(np.arange(n, dtype=INDEX_DTYPE), np.diff(xadj))
