@@ -4,7 +4,8 @@ Supported inputs:
 
 * Matrix Market (``.mtx``, ``.mtx.gz``): coordinate or array; real,
   double, integer, complex or pattern; general, symmetric, skew-symmetric or
-  hermitian. :func:`read_matrix` returns the matrix; :func:`read_graph`
+  hermitian. A ``%%GraphBLAS type T`` comment line (LAGraph's extension) is
+  honoured: values must fit the declared type. :func:`read_matrix` returns the matrix; :func:`read_graph`
   turns it into the graph of the pattern of ``A + A^T`` without the diagonal.
 * METIS graph files (``.graph``, ``.mgraph``, ``.metis``): ``fmt`` 0, 1, 10,
   11, 100, 101, 110, 111 with ``ncon`` vertex weights.
@@ -37,6 +38,17 @@ METIS_MESH_SUFFIXES = (".mesh",)
 _MM_FORMATS = ("coordinate", "array")
 _MM_FIELDS = ("real", "double", "complex", "integer", "pattern")
 _MM_SYMMETRIES = ("general", "symmetric", "skew-symmetric", "hermitian")
+
+#: Value ranges of the types a ``%%GraphBLAS type T`` comment line may declare.
+_GRAPHBLAS_INTEGER_RANGES = {
+    "bool": (0, 1),
+    "int8_t": (-2**7, 2**7 - 1), "int16_t": (-2**15, 2**15 - 1),
+    "int32_t": (-2**31, 2**31 - 1), "int64_t": (-2**63, 2**63 - 1),
+    "uint8_t": (0, 2**8 - 1), "uint16_t": (0, 2**16 - 1),
+    "uint32_t": (0, 2**32 - 1), "uint64_t": (0, 2**64 - 1),
+}
+_GRAPHBLAS_REAL_TYPES = ("float", "double")
+_GRAPHBLAS_COMPLEX_TYPES = ("float complex", "double complex")
 
 #: Largest dense Matrix Market array partkit reads (entries).
 MAX_DENSE_ENTRIES = 10**8
@@ -123,7 +135,10 @@ def read_matrix(path) -> sp.csr_matrix:
         raise InputError(f"{path}: empty file")
     fmt, field, symmetry = _parse_banner(path, lines[0])
     position = 1
+    graphblas_type = None
     while position < len(lines) and (not lines[position].strip() or lines[position].lstrip().startswith("%")):
+        if lines[position].lower().startswith("%%graphblas type"):
+            graphblas_type = _parse_graphblas_type(path, position + 1, lines[position], field, symmetry)
         position += 1
     if position == len(lines):
         raise InputError(f"{path}: missing the size line after the header")
@@ -150,9 +165,40 @@ def read_matrix(path) -> sp.csr_matrix:
                   if line.strip() and not line.lstrip().startswith("%")]
     values_per_entry = 0 if field == "pattern" else (2 if field == "complex" else 1)
     if fmt == "coordinate":
-        return _read_coordinate_body(path, body_lines, nrows, ncols, sizes[2], field, symmetry,
-                                     values_per_entry)
-    return _read_array_body(path, body_lines, nrows, ncols, field, symmetry, values_per_entry)
+        matrix = _read_coordinate_body(path, body_lines, nrows, ncols, sizes[2], field, symmetry,
+                                       values_per_entry)
+    else:
+        matrix = _read_array_body(path, body_lines, nrows, ncols, field, symmetry, values_per_entry)
+    if graphblas_type in _GRAPHBLAS_INTEGER_RANGES:
+        low, high = _GRAPHBLAS_INTEGER_RANGES[graphblas_type]
+        data = matrix.data
+        outside = (data < low) | (data > high)
+        if np.any(outside):
+            raise InputError(f"{path}: value {data[np.argmax(outside)]:.17g} does not fit the declared "
+                             f"GraphBLAS type {graphblas_type} [{low}, {high}]")
+    return matrix
+
+
+def _parse_graphblas_type(path, number, line, field, symmetry):
+    """The type of a ``%%GraphBLAS type T`` line, checked against the header's field."""
+    declared = " ".join(line.split()[2:]).lower()
+    if declared in _GRAPHBLAS_INTEGER_RANGES:
+        if field not in ("integer", "pattern"):
+            raise InputError(f"{path}: line {number}: GraphBLAS type {declared} needs an integer "
+                             f"or pattern matrix, the header says {field}")
+        if symmetry == "skew-symmetric" and _GRAPHBLAS_INTEGER_RANGES[declared][0] == 0:
+            raise InputError(f"{path}: line {number}: a skew-symmetric matrix cannot have the unsigned "
+                             f"GraphBLAS type {declared}")
+    elif declared in _GRAPHBLAS_REAL_TYPES:
+        if field == "complex":
+            raise InputError(f"{path}: line {number}: GraphBLAS type {declared} is real, the header says complex")
+    elif declared in _GRAPHBLAS_COMPLEX_TYPES:
+        if field != "complex":
+            raise InputError(f"{path}: line {number}: GraphBLAS type {declared} needs a complex matrix, "
+                             f"the header says {field}")
+    else:
+        raise InputError(f"{path}: line {number}: unknown GraphBLAS type {declared!r}")
+    return declared
 
 
 def _parse_banner(path, line):

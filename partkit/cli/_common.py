@@ -1,0 +1,77 @@
+"""Helpers shared by the subcommands: loading inputs, options, output, progress."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+
+from partkit.errors import InputError
+
+
+def add_graph_arguments(parser):
+    """Arguments every command that reads a graph accepts."""
+    parser.add_argument("file", help="graph: Matrix Market (.mtx, .mtx.gz), METIS graph (.graph) or "
+                                     "METIS mesh (.mesh, partitioned as its dual graph)")
+    parser.add_argument("--coords", metavar="FILE",
+                        help="coordinates, one vertex per line (for a mesh: one node per line)")
+    parser.add_argument("--edge-weights", choices=["unit", "abs"], default="unit",
+                        help="Matrix Market only: unit edge weights (default) or from |a_ij|")
+    parser.add_argument("--ncommon", type=int, metavar="N",
+                        help="mesh only: nodes two elements share to be adjacent (default by element type)")
+
+
+def load_graph(args):
+    """Read the graph named by the arguments of :func:`add_graph_arguments`."""
+    from partkit.io import read_graph
+
+    return read_graph(args.file, edge_weights=None if args.edge_weights == "unit" else "abs",
+                      coords=args.coords, ncommon=args.ncommon)
+
+
+def method_options(method, candidates):
+    """Keep the options the method accepts; refuse an explicitly given one it does not.
+
+    Parameters
+    ----------
+    method : str
+    candidates : dict
+        Option name -> value; ``None`` values mean "not given" and are dropped.
+    """
+    from partkit.methods import get_method
+
+    parameters = inspect.signature(get_method(method)).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    options = {}
+    for name, value in candidates.items():
+        if value is None:
+            continue
+        if name in parameters or takes_any:
+            options[name] = value
+        elif name != "progress":
+            raise InputError(f"method {method!r} has no option --{name.replace('_', '-')}")
+    return options
+
+
+def print_json(payload):
+    """Print one JSON object on one line."""
+    print(json.dumps(payload, sort_keys=False))
+
+
+def progress_printer(quiet):
+    """A callable printing phase messages on a TTY stderr, or None when quiet or piped."""
+    if quiet or not sys.stderr.isatty():
+        return None
+
+    def report(message):
+        sys.stderr.write(f"\r\033[K{message}")
+        sys.stderr.flush()
+
+    return report
+
+
+def end_progress(printer):
+    """Clear the progress line, if one was printed."""
+    if printer is not None:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()

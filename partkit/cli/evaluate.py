@@ -1,0 +1,43 @@
+"""``partkit evaluate``: the metrics of a given partition."""
+
+from __future__ import annotations
+
+from partkit.cli import EXIT_OK
+from partkit.cli._common import add_graph_arguments, load_graph, print_json
+
+
+def register(subparsers):
+    """Add the ``evaluate`` subcommand."""
+    parser = subparsers.add_parser(
+        "evaluate", help="metrics of a partition file",
+        description="Print edge cut, imbalance per constraint, communication volume (total and max), "
+                    "boundary vertices and disconnected parts of a partition.")
+    add_graph_arguments(parser)
+    parser.add_argument("partfile", help="partition file: one part id per line")
+    parser.add_argument("-k", "--parts", dest="k", type=int,
+                        help="number of parts (default: largest id + 1)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    """Read the graph and the partition, print the metrics."""
+    from partkit.io import read_partition
+    from partkit.metrics import summary
+
+    graph = load_graph(args)
+    part = read_partition(args.partfile, n=graph.n, k=args.k)
+    k = args.k or (int(part.max()) + 1 if part.size else 1)
+    result = {"file": args.file, "partition": args.partfile, **summary(graph, part, k)}
+    if args.json:
+        print_json(result)
+        return EXIT_OK
+    print(f"{graph.name}: n={graph.n} m={graph.m} k={k}")
+    for key in ("cut", "imbalance", "volume", "max_volume", "boundary_vertices", "disconnected_parts",
+                "empty_parts"):
+        value = result[key]
+        print(f"  {key.replace('_', ' '):<20} {value:.4f}" if isinstance(value, float)
+              else f"  {key.replace('_', ' '):<20} {value}")
+    if graph.ncon > 1:
+        print("  imbalance per constraint " + " ".join(f"{x:.4f}" for x in result["imbalance_per_constraint"]))
+    return EXIT_OK

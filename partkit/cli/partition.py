@@ -1,0 +1,71 @@
+"""``partkit partition``: partition a graph file into k parts."""
+
+from __future__ import annotations
+
+import sys
+import time
+import warnings
+
+from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
+from partkit.cli._common import (add_graph_arguments, end_progress, load_graph, method_options,
+                                 print_json, progress_printer)
+
+
+def register(subparsers):
+    """Add the ``partition`` subcommand."""
+    from partkit.methods import DEFAULT_METHOD, METHODS
+
+    methods = "; ".join(f"{name}: {description}" for name, (_, description) in METHODS.items())
+    parser = subparsers.add_parser(
+        "partition", help="partition a graph into k parts",
+        description="Partition a graph into k balanced parts with a small edge cut and write one "
+                    f"part id per line. Methods: {methods}.")
+    add_graph_arguments(parser)
+    parser.add_argument("-k", "--parts", dest="k", type=int, required=True, help="number of parts")
+    parser.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS),
+                        help=f"partitioning method (default {DEFAULT_METHOD})")
+    parser.add_argument("--imbalance", type=float, default=0.03,
+                        help="allowed imbalance: max part weight <= (1 + imbalance) * average (default 0.03)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--preset", choices=["fast", "default", "strong"],
+                        help="speed/quality trade-off, for methods that have one")
+    parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
+    parser.add_argument("-o", "--output", metavar="OUT", help="partition file (default FILE.part.K)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--quiet", action="store_true", help="no progress messages")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    """Partition, write the partition file, print the metrics."""
+    from partkit.api import partition
+    from partkit.errors import InfeasibleBalanceWarning
+    from partkit.io import write_partition
+    from partkit.metrics import summary
+
+    graph = load_graph(args)
+    printer = progress_printer(args.quiet or args.json)
+    options = method_options(args.method, {"preset": args.preset, "refine": args.refine,
+                                           "progress": printer})
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InfeasibleBalanceWarning)
+        part = partition(graph, args.k, args.method, imbalance=args.imbalance, seed=args.seed, **options)
+    seconds = time.perf_counter() - start
+    end_progress(printer)
+    infeasible = [w for w in caught if issubclass(w.category, InfeasibleBalanceWarning)]
+    output = args.output or f"{args.file}.part.{args.k}"
+    write_partition(output, part)
+    result = {"file": args.file, **summary(graph, part, args.k), "method": args.method,
+              "imbalance_bound": args.imbalance, "balanced": not infeasible, "seconds": seconds,
+              "output": output}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"{graph.name}: n={graph.n} m={graph.m} k={args.k} method={args.method}")
+        print(f"  cut {result['cut']}  imbalance {result['imbalance']:.4f}  volume {result['volume']}  "
+              f"time {seconds:.3f} s")
+        print(f"  wrote {output}")
+    for warning in infeasible:
+        print(f"partkit: warning: {warning.message}", file=sys.stderr)
+    return EXIT_INFEASIBLE if infeasible else EXIT_OK
