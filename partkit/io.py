@@ -575,13 +575,16 @@ def write_partition(path, part) -> None:
 
     An interrupted write never leaves a truncated file in place of a good one.
     """
-    path = Path(path)
     text = "\n".join(map(str, np.asarray(part, dtype=np.int64).tolist()))
-    directory = path.parent if str(path.parent) else Path(".")
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    _write_text_atomically(path, text + ("\n" if text else ""))
+
+
+def _write_text_atomically(path, text):
+    path = Path(path)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(descriptor, "w") as handle:
-            handle.write(text + ("\n" if text else ""))
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
@@ -641,3 +644,28 @@ def read_graph(path, *, edge_weights=None, coords=None, ncommon=None) -> Graph:
             raise InputError(f"{path}: {xyz.shape[0]} coordinates for {graph.n} vertices")
         graph.coords = np.ascontiguousarray(xyz, dtype=np.float64)
     return graph
+
+
+def write_metis_graph(path, graph) -> None:
+    """Write ``graph`` in METIS graph format (with weights only where they are not all one)."""
+    has_vwgt = graph.ncon > 1 or bool(np.any(graph.vwgt != 1))
+    has_ewgt = bool(np.any(graph.adjwgt != 1))
+    fmt = f"{int(has_vwgt)}{int(has_ewgt)}"
+    header = f"{graph.n} {graph.m}" + (f" {fmt}" if fmt != "00" else "") + (f" {graph.ncon}" if graph.ncon > 1 else "")
+    lines = [header]
+    for v in range(graph.n):
+        start, end = graph.xadj[v], graph.xadj[v + 1]
+        fields = graph.vwgt[v].tolist() if has_vwgt else []
+        neighbours = (graph.adjncy[start:end] + 1).tolist()
+        if has_ewgt:
+            for u, w in zip(neighbours, graph.adjwgt[start:end].tolist()):
+                fields.extend((u, w))
+        else:
+            fields.extend(neighbours)
+        lines.append(" ".join(map(str, fields)))
+    _write_text_atomically(path, "\n".join(lines) + "\n")
+
+
+def write_coordinates(path, coords) -> None:
+    """Write coordinates, one point per line."""
+    _write_text_atomically(path, "".join(" ".join(f"{x:.10g}" for x in row) + "\n" for row in coords))

@@ -23,6 +23,7 @@ EXIT_INFEASIBLE = 3
 COMMANDS = [
     "partkit.cli.partition",
     "partkit.cli.evaluate",
+    "partkit.cli.generate",
 ]
 
 

@@ -25,7 +25,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, recursive=False):
         raise InputError("method 'metis' needs pymetis: pip install 'partkit[compare]'") from exc
     options = pymetis.Options(ufactor=max(1, int(round(1000 * imbalance))), seed=int(seed))
     vweights = graph.vwgt.ravel()  # row-major: ncon weights per vertex, as METIS expects
-    _, part = pymetis.part_graph(int(k), xadj=graph.xadj, adjncy=graph.adjncy,
-                                 vweights=vweights, eweights=graph.adjwgt,
+    adjacency = pymetis.CSRAdjacency(graph.xadj, graph.adjncy)
+    _, part = pymetis.part_graph(int(k), adjacency, vweights=vweights, eweights=graph.adjwgt,
                                  recursive=recursive, options=options)
     return np.asarray(part, dtype=np.int64)

@@ -1,0 +1,51 @@
+import warnings
+
+import numpy as np
+import pytest
+
+import partkit
+from partkit import Graph, InfeasibleBalanceWarning, InputError
+from partkit.generators import grid2d
+from partkit.metrics import is_balanced
+
+
+def test_block_partition_is_balanced(grid):
+    part = partkit.partition(grid, 7, "block")
+    assert part.dtype == np.int64 and set(part.tolist()) == set(range(7))
+    assert is_balanced(grid, part, 7, 0.03)
+
+
+@pytest.mark.parametrize("k", [0, -1, 601, 2.5, True])
+def test_invalid_k_is_refused(grid, k):
+    with pytest.raises(InputError):
+        partkit.partition(grid, k, "block")
+
+
+def test_k_one_and_unknown_method(grid):
+    assert not partkit.partition(grid, 1, "block").any()
+    with pytest.raises(InputError, match="unknown method"):
+        partkit.partition(grid, 2, "nope")
+    with pytest.raises(InputError, match="imbalance"):
+        partkit.partition(grid, 2, "block", imbalance=-0.1)
+
+
+def test_heavy_vertex_warns_infeasible():
+    g = Graph.from_edges(4, [(0, 1), (1, 2), (2, 3)], vwgt=[10, 1, 1, 1])
+    with pytest.warns(InfeasibleBalanceWarning, match="single vertex is heavier"):
+        partkit.partition(g, 2, "block")
+
+
+def test_balanced_result_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        partkit.partition(grid2d(10, 10), 4, "block")
+
+
+def test_metis_method_when_available(shared_data):
+    pytest.importorskip("pymetis")
+    from partkit.io import read_graph
+
+    g = read_graph(shared_data / "4elt.graph")
+    part = partkit.partition(g, 8, "metis", seed=1)
+    assert is_balanced(g, part, 8, 0.03)
+    assert np.array_equal(part, partkit.partition(g, 8, "metis", seed=1))

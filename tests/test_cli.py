@@ -1,0 +1,86 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from partkit.cli import main
+from partkit.io import read_partition, write_metis_graph
+from partkit.generators import grid2d
+
+
+@pytest.fixture
+def grid_file(tmp_path):
+    path = tmp_path / "grid.graph"
+    write_metis_graph(path, grid2d(20, 10))
+    return path
+
+
+def test_partition_json_writes_default_output(grid_file, capsys):
+    assert main(["partition", str(grid_file), "-k", "4", "--method", "block", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    for key in ("n", "m", "k", "method", "cut", "imbalance", "volume", "seconds"):
+        assert key in result
+    assert result["n"] == 200 and result["k"] == 4 and result["method"] == "block"
+    part = read_partition(f"{grid_file}.part.4", n=200, k=4)
+    assert part.max() == 3
+
+
+def test_partition_text_and_evaluate_agree(grid_file, tmp_path, capsys):
+    out = tmp_path / "p.txt"
+    assert main(["partition", str(grid_file), "-k", "2", "--method", "block", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "cut 20" in text and str(out) in text
+    assert main(["evaluate", str(grid_file), str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cut"] == 20
+
+
+def test_bad_inputs_exit_2_with_one_line(tmp_path, grid_file, capsys):
+    bad = tmp_path / "bad.mtx"
+    bad.write_text("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 9 1\n")
+    assert main(["partition", str(bad), "-k", "2", "--method", "block"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.mtx" in err and "outside" in err
+    assert main(["partition", str(grid_file), "-k", "201", "--method", "block"]) == 2
+    assert "exceeds the number of vertices" in capsys.readouterr().err
+    assert main(["evaluate", str(grid_file), str(tmp_path / "missing.part")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_infeasible_balance_exits_3_and_still_writes(tmp_path, capsys):
+    path = tmp_path / "heavy.graph"
+    path.write_text("4 3 10\n10 2\n1 1 3\n1 2 4\n1 3\n")
+    out = tmp_path / "heavy.part"
+    assert main(["partition", str(path), "-k", "2", "--method", "block", "-o", str(out)]) == 3
+    assert "heavier than the balance bound" in capsys.readouterr().err
+    assert read_partition(out, n=4).size == 4
+
+
+def test_unknown_option_for_method_is_refused(grid_file, capsys):
+    assert main(["partition", str(grid_file), "-k", "2", "--method", "block", "--preset", "fast"]) == 2
+    assert "has no option --preset" in capsys.readouterr().err
+
+
+def test_generate_then_partition(tmp_path, capsys):
+    out = tmp_path / "d.graph"
+    assert main(["generate", "delaunay", "-n", "500", "-o", str(out)]) == 0
+    assert out.exists() and (tmp_path / "d.xyz").exists()
+    assert main(["partition", str(out), "-k", "3", "--method", "block", "--coords",
+                 str(tmp_path / "d.xyz"), "--json"]) == 0
+
+
+def test_console_script_shared_bad_files_exit_2(shared_data):
+    for path in sorted((shared_data / "bad").iterdir()):
+        run = subprocess.run([sys.executable, "-m", "partkit", "partition", str(path), "-k", "2",
+                              "--method", "block"], capture_output=True, text=True)
+        assert run.returncode == 2, path
+        assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+        assert str(path) in run.stderr
+
+
+def test_console_script_bcsstk13_json(shared_data, tmp_path):
+    run = subprocess.run([sys.executable, "-m", "partkit", "partition", str(shared_data / "bcsstk13.mtx"),
+                          "-k", "8", "--method", "block", "--json", "-o", str(tmp_path / "b.part")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["n"] == 2003
