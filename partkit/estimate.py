@@ -1,0 +1,196 @@
+"""Predicted communication time of one conjugate-gradient iteration under a partition.
+
+One CG iteration on ``k`` processes does one SpMV, whose expand (halo)
+exchange sends exactly what :func:`partkit.hypergraph.spmv_communication`
+counts, and (by default) two AllReduces of one word (the dot products).
+In the alpha-beta model (:mod:`partkit.collectives`) a message of ``w``
+words takes ``alpha + w * word_size / beta`` seconds, ``beta`` being a
+bandwidth in bytes per second.
+
+Halo exchange: every part sends its messages and receives its messages;
+with ``p`` usable ports (``min(ports, topology degree)``) a side takes the
+longest of its messages or the sum of its message times divided by ``p``,
+whichever is larger (the makespan lower bound; exact with one port), a part
+takes the slower of its two sides (links are full duplex), and the step
+takes as long as the slowest part. Messages are routed end to end (the
+topology's diameter is not charged to point-to-point messages).
+
+Next to every prediction comes a bound: for the halo, the time if the same
+total words and messages were spread evenly over the parts (what a
+partition with this total volume could reach at best); for the AllReduce,
+:func:`partkit.collectives.lower_bound` on the topology.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from partkit.collectives import (AlgorithmCost, Bound, Topology, best_allreduce, effective_ports,
+                                 lower_bound, make_topology)
+from partkit.errors import InputError
+from partkit.hypergraph import SpMVCommunication, spmv_communication
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Predicted and ideal times (seconds) of the communication of one CG iteration.
+
+    Attributes
+    ----------
+    k : int
+    alpha, beta, word_size : float
+    ports : int
+        Ports actually usable (``min(requested, topology degree)``).
+    topology : Topology
+    communication : SpMVCommunication
+    halo_per_part : ndarray, shape (k,)
+        Halo-exchange time of every part.
+    halo_time : float
+        Slowest part.
+    halo_bound : float
+        Same total traffic spread evenly over the parts.
+    allreduce : AlgorithmCost
+        Fastest applicable AllReduce algorithm for ``allreduce_bytes``.
+    allreduce_bytes : int
+    allreduce_time : float
+        One AllReduce with that algorithm.
+    allreduce_bound : Bound
+        Lower bound of one AllReduce on the topology.
+    allreduces : int
+        AllReduces per iteration.
+    """
+
+    k: int
+    alpha: float
+    beta: float
+    word_size: float
+    ports: int
+    topology: Topology
+    communication: SpMVCommunication
+    halo_per_part: np.ndarray
+    halo_time: float
+    halo_bound: float
+    allreduce: AlgorithmCost
+    allreduce_bytes: int
+    allreduce_time: float
+    allreduce_bound: Bound
+    allreduces: int
+
+    @property
+    def iteration_time(self) -> float:
+        """Halo exchange plus the AllReduces."""
+        return self.halo_time + self.allreduces * self.allreduce_time
+
+    @property
+    def iteration_bound(self) -> float:
+        """Halo bound plus the AllReduce lower bounds."""
+        return self.halo_bound + self.allreduces * self.allreduce_bound.total
+
+    @property
+    def ratio(self) -> float:
+        """``iteration_time / iteration_bound`` (1 is ideal; 1 when both are 0)."""
+        return self.iteration_time / self.iteration_bound if self.iteration_bound > 0 else 1.0
+
+    def to_dict(self) -> dict:
+        """Every number of the estimate (JSON-serialisable)."""
+        slowest = int(np.argmax(self.halo_per_part)) if self.k else 0
+        return {
+            "k": self.k, "alpha": self.alpha, "beta": self.beta, "word_size": self.word_size,
+            "ports": self.ports,
+            "topology": {"name": self.topology.name, "nodes": self.topology.nodes,
+                         "dims": list(self.topology.dims), "diameter": self.topology.diameter,
+                         "degree": self.topology.degree,
+                         "bisection_links": self.topology.bisection_links},
+            **self.communication.to_dict(),
+            "halo_time": self.halo_time, "halo_bound": self.halo_bound, "slowest_part": slowest,
+            "allreduce_algorithm": self.allreduce.name, "allreduce_bytes": self.allreduce_bytes,
+            "allreduce_time": self.allreduce_time,
+            "allreduce_bound": self.allreduce_bound.total,
+            "allreduce_bound_terms": {"latency": self.allreduce_bound.latency,
+                                      "bandwidth": self.allreduce_bound.bandwidth,
+                                      "bisection": self.allreduce_bound.bisection},
+            "allreduces": self.allreduces,
+            "iteration_time": self.iteration_time, "iteration_bound": self.iteration_bound,
+            "ratio": self.ratio,
+        }
+
+
+def halo_times(comm: SpMVCommunication, alpha, beta, word_size=8, ports=1) -> np.ndarray:
+    """Halo-exchange time of every part (see the module notes), shape ``(k,)``."""
+    seconds = alpha + comm.words * (word_size / beta)
+    result = np.zeros(comm.k)
+    for ends in (comm.src, comm.dst):
+        total = np.bincount(ends, weights=seconds, minlength=comm.k)
+        longest = np.zeros(comm.k)
+        np.maximum.at(longest, ends, seconds)
+        result = np.maximum(result, np.maximum(longest, total / ports))
+    return result
+
+
+def halo_bound(comm: SpMVCommunication, alpha, beta, word_size=8, ports=1) -> float:
+    """Halo time if the total messages and words were spread evenly over the ``k`` parts."""
+    total = comm.total_messages * alpha + comm.total_words * word_size / beta
+    return total / (comm.k * ports)
+
+
+def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", ports=1, word_size=8,
+             allreduces=2, allreduce_words=1, name=None) -> Estimate:
+    """Predict the communication time of one CG iteration under a row partition.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse matrix or partkit.Graph
+        The matrix (its exact column-net model is used) or a graph (read as
+        ``adjacency + I``).
+    part : array_like of int
+        Part of every row; ``x_j`` lives with row ``j``.
+    k : int, optional
+        Number of parts = processes (default: largest id + 1).
+    alpha : float, default 2e-6
+        Message latency in seconds.
+    beta : float, default 1e10
+        Link bandwidth in bytes per second.
+    topology : str or Topology, default "ring"
+        A name from :data:`partkit.collectives.TOPOLOGIES` (built for ``k``
+        nodes) or a :class:`~partkit.collectives.Topology` with ``k`` nodes.
+    ports : int, default 1
+        Ports per node (k-port model), capped by the topology degree.
+    word_size : float, default 8
+        Bytes per vector entry (8 for float64).
+    allreduces : int, default 2
+        AllReduces per iteration (the two dot products of CG).
+    allreduce_words : int, default 1
+        Words per AllReduce.
+    name : str, optional
+        Used in error messages.
+
+    Returns
+    -------
+    Estimate
+    """
+    if not (alpha >= 0 and np.isfinite(alpha)):
+        raise InputError(f"alpha must be a non-negative latency in seconds, got {alpha}")
+    if not (beta > 0 and np.isfinite(beta)):
+        raise InputError(f"beta must be a positive bandwidth in bytes/s, got {beta}")
+    if not (word_size > 0 and np.isfinite(word_size)):
+        raise InputError(f"word size must be a positive number of bytes, got {word_size}")
+    if allreduces < 0 or allreduce_words < 0:
+        raise InputError("the number and size of AllReduces must be non-negative")
+    comm = spmv_communication(matrix, part, k, name=name)
+    k = comm.k
+    topo = make_topology(topology, k) if isinstance(topology, str) else topology
+    if topo.nodes != k:
+        raise InputError(f"topology {topo.name} has {topo.nodes} nodes for k={k} parts")
+    p = effective_ports(ports, topo)
+    per_part = halo_times(comm, alpha, beta, word_size, p)
+    nbytes = int(np.ceil(allreduce_words * word_size))
+    algorithm, seconds = best_allreduce(k, nbytes, alpha, beta, p, topo)
+    return Estimate(k=k, alpha=float(alpha), beta=float(beta), word_size=float(word_size), ports=p,
+                    topology=topo, communication=comm, halo_per_part=per_part,
+                    halo_time=float(per_part.max(initial=0.0)),
+                    halo_bound=halo_bound(comm, alpha, beta, word_size, p),
+                    allreduce=algorithm, allreduce_bytes=nbytes, allreduce_time=seconds,
+                    allreduce_bound=lower_bound("allreduce", k, nbytes, alpha, beta, p, topo),
+                    allreduces=int(allreduces))
