@@ -24,6 +24,7 @@ COMMANDS = [
     "partkit.cli.partition",
     "partkit.cli.evaluate",
     "partkit.cli.generate",
+    "partkit.cli.plot",
 ]
 
 
