@@ -1,0 +1,169 @@
+"""Recursive bisection: k parts from any 2-way splitter.
+
+:func:`recursive_bisection` splits ``k`` into ``k0 = k // 2`` and
+``k1 = k - k0`` parts, asks a bisection function for a split that puts the
+fraction ``k0 / k`` of the weight on side 0, and recurses on the two
+induced subgraphs, so ``k`` need not be a power of two.
+
+The balance allowance is spread over the levels adaptively. A final part
+may weigh at most ``B = max_part_weights(graph, k, imbalance)``. A
+subgraph of weight ``W`` that is still to be cut into ``k'`` parts over
+``d = ceil(log2 k')`` more levels gets the per-level allowance
+``eps' = (B k' / W) ** (1 / d) - 1`` (the minimum over constraints), so
+that ``d`` levels at ``eps'`` land exactly on ``B``; a level that used less
+than its allowance leaves more to the levels below it. At the last level
+(``d = 1``) the bound of each side is exactly ``k_side * B``.
+
+A bisection function has the signature
+``bisect(graph, fraction0, imbalance, seed) -> int64 array of 0/1`` and
+should keep side ``s`` within :func:`bisection_bounds`. :func:`make_bisector`
+builds one from a plain splitter and optional FM refinement.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from partkit.errors import InputError
+from partkit.metrics import max_part_weights
+from partkit.native.fm import fm_refine
+
+#: Default number of FM passes when refining a bisection.
+FM_PASSES = 10
+
+
+def bisection_bounds(total, fraction0, imbalance):
+    """Maximum weight of each side of a bisection, shape ``(2, ncon)``.
+
+    Side 0 targets ``fraction0 * total`` and side 1 the rest; each may exceed
+    its target by the factor ``1 + imbalance`` (rounded down, but never below
+    the rounded-up target so that an exact split stays feasible).
+    """
+    total = np.asarray(total, dtype=np.float64).reshape(-1)
+    target = np.stack([fraction0 * total, (1.0 - fraction0) * total])
+    bound = np.floor((1.0 + imbalance) * target + 1e-9)
+    return np.maximum(bound, np.ceil(target - 1e-9)).astype(np.int64)
+
+
+def fm_refine_bisection(graph, part, fraction0, imbalance, seed, *, npasses=FM_PASSES, max_bad=None):
+    """Refine a bisection of ``graph`` with 2-way FM and return the refined copy.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    part : array_like of int, shape (n,)
+        0/1 side of every vertex.
+    fraction0, imbalance : float
+        Target share of side 0 and allowed imbalance (see :func:`bisection_bounds`).
+    seed : int
+    npasses : int
+        Maximum number of FM passes.
+    max_bad : int, optional
+        Consecutive non-improving moves after which a pass stops; default
+        ``max(100, n // 20)``. ``graph.n`` gives classic full passes.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+    """
+    part = np.array(part, dtype=np.int64)
+    maxw = bisection_bounds(graph.total_vertex_weight(), fraction0, imbalance)
+    if max_bad is None:
+        max_bad = max(100, graph.n // 20)
+    fm_refine(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, maxw,
+              int(npasses), int(max_bad), int(seed))
+    return part
+
+
+def make_bisector(split, refine=None, *, npasses=FM_PASSES):
+    """A bisection function from a splitter and an optional refiner.
+
+    Parameters
+    ----------
+    split : callable
+        ``split(graph, fraction0, seed) -> 0/1 array`` putting about the
+        fraction ``fraction0`` of the (first-constraint) weight on side 0.
+    refine : {None, "fm"}
+        ``"fm"`` refines every split with :func:`fm_refine_bisection`.
+    npasses : int
+        FM passes when refining.
+
+    Returns
+    -------
+    callable
+        ``bisect(graph, fraction0, imbalance, seed) -> 0/1 int64 array``.
+    """
+    refine = check_refine(refine)
+
+    def bisect(graph, fraction0, imbalance, seed):
+        part = np.asarray(split(graph, fraction0, seed), dtype=np.int64)
+        if refine == "fm":
+            part = fm_refine_bisection(graph, part, fraction0, imbalance, seed, npasses=npasses)
+        return part
+
+    return bisect
+
+
+def check_refine(refine):
+    """Validate the ``refine`` option: None (or "none") or "fm"."""
+    if refine in (None, "none"):
+        return None
+    if refine != "fm":
+        raise InputError(f"refine must be 'fm' or None, got {refine!r}")
+    return refine
+
+
+def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
+    """Partition ``graph`` into ``k`` parts by recursive bisection.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    k : int
+        Number of parts (any value from 1 to n).
+    bisect : callable
+        ``bisect(graph, fraction0, imbalance, seed) -> 0/1 int64 array``.
+    imbalance : float
+        Allowed imbalance of the final k-way partition.
+    seed : int
+        Seeds every bisection (each gets its own derived seed).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        Part ids in ``[0, k)``.
+    """
+    n = graph.n
+    part = np.zeros(n, dtype=np.int64)
+    bound = max_part_weights(graph, k, imbalance).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    stack = [(graph, np.arange(n, dtype=np.int64), int(k), 0)]
+    while stack:
+        sub, ids, kk, offset = stack.pop()
+        if kk == 1 or sub.n == 0:
+            part[ids] = offset
+            continue
+        if sub.n <= kk:
+            part[ids] = offset + np.arange(sub.n)
+            continue
+        k0 = kk // 2
+        eps = level_imbalance(sub.total_vertex_weight(), bound, kk)
+        side = np.asarray(bisect(sub, k0 / kk, eps, int(rng.integers(2**31 - 1))), dtype=np.int64)
+        on0 = np.flatnonzero(side == 0)
+        on1 = np.flatnonzero(side != 0)
+        stack.append((sub.subgraph(on1), ids[on1], kk - k0, offset + k0))
+        stack.append((sub.subgraph(on0), ids[on0], k0, offset))
+    return part
+
+
+def level_imbalance(total, bound, kk):
+    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts."""
+    depth = max(1, math.ceil(math.log2(kk)))
+    total = np.asarray(total, dtype=np.float64)
+    positive = total > 0
+    if not np.any(positive):
+        return 0.0
+    ratio = float(np.min(bound[positive] * kk / total[positive]))
+    return max(0.0, ratio ** (1.0 / depth) - 1.0)

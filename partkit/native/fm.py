@@ -1,0 +1,353 @@
+"""Two-way Fiduccia-Mattheyses refinement with gain buckets.
+
+:func:`fm_bisection` improves a bisection (a 0/1 ``part`` array) in place.
+Each pass moves single vertices, each at most once, always taking a vertex
+of highest gain from the bucket queue of one side (see
+:mod:`partkit.native.bucket_queue`); afterwards the pass is rolled back to
+its best prefix. "Best" is lexicographic: the least total overweight (sum
+over sides and constraints of the weight above ``maxw``), then the lowest
+cut, then the smaller relative difference of the two sides on the first
+constraint. Passes repeat until one brings no improvement.
+
+Balance-aware move selection: while the bisection is overweight the pass
+moves vertices out of the side that is most overweight, and only moves that
+reduce the overweight; once balanced, it takes the side whose best vertex
+has the higher gain (the heavier side on ties) and only moves that keep
+both sides within ``maxw`` on every constraint. Gains are edge-cut gains.
+
+A pass starts from the boundary vertices (all vertices when the start is
+overweight, so that a lopsided split can be repaired) and queues vertices
+as they become boundary vertices. It stops after ``max_bad`` consecutive
+moves that do not improve the best state. Its cost is O(m) plus the queue
+work: each vertex is moved at most once and each move updates its
+neighbours in O(1) per edge.
+"""
+
+import numpy as np
+from numba import njit
+
+from partkit.native.bucket_queue import (
+    _new_bucket_queues, bq_clear, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
+
+
+@njit(cache=True)
+def edge_degrees(xadj, adjncy, adjwgt, part, ed, idg):
+    """Fill external/internal weighted degrees of every vertex; return the cut."""
+    n = xadj.size - 1
+    cut = 0
+    for v in range(n):
+        e = 0
+        i = 0
+        pv = part[v]
+        for j in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[j]] != pv:
+                e += adjwgt[j]
+            else:
+                i += adjwgt[j]
+        ed[v] = e
+        idg[v] = i
+        cut += e
+    return cut // 2
+
+
+@njit(cache=True)
+def side_weights(vwgt, part):
+    """Weight of each side per constraint, shape (2, ncon)."""
+    n, ncon = vwgt.shape
+    pw = np.zeros((2, ncon), dtype=np.int64)
+    for v in range(n):
+        for c in range(ncon):
+            pw[part[v], c] += vwgt[v, c]
+    return pw
+
+
+@njit(cache=True)
+def overweight(pw, maxw):
+    """Total weight above the bounds, over both sides and all constraints."""
+    s = 0
+    for side in range(2):
+        for c in range(pw.shape[1]):
+            d = pw[side, c] - maxw[side, c]
+            if d > 0:
+                s += d
+    return s
+
+
+@njit(cache=True)
+def _side_overweight(pw, maxw, side):
+    s = 0
+    for c in range(pw.shape[1]):
+        d = pw[side, c] - maxw[side, c]
+        if d > 0:
+            s += d
+    return s
+
+
+@njit(cache=True)
+def _fits(pw, maxw, vwgt, v, t):
+    for c in range(pw.shape[1]):
+        if pw[t, c] + vwgt[v, c] > maxw[t, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _deviation(pw, maxw):
+    a = pw[0, 0] / max(maxw[0, 0], 1)
+    b = pw[1, 0] / max(maxw[1, 0], 1)
+    return abs(a - b)
+
+
+@njit(cache=True)
+def _move(xadj, adjncy, adjwgt, vwgt, part, ed, idg, pw, locked,
+          head, top, nxt, prv, where, bucket, v):
+    """Move ``v`` to the other side, update degrees, weights and queued gains; return the gain."""
+    s = part[v]
+    t = 1 - s
+    gain = ed[v] - idg[v]
+    part[v] = t
+    tmp = ed[v]
+    ed[v] = idg[v]
+    idg[v] = tmp
+    for c in range(vwgt.shape[1]):
+        pw[s, c] -= vwgt[v, c]
+        pw[t, c] += vwgt[v, c]
+    for j in range(xadj[v], xadj[v + 1]):
+        u = adjncy[j]
+        w = adjwgt[j]
+        if part[u] == t:
+            ed[u] -= w
+            idg[u] += w
+        else:
+            ed[u] += w
+            idg[u] -= w
+        if not locked[u]:
+            if where[u] >= 0:
+                bq_update(head, top, nxt, prv, where, bucket, u, ed[u] - idg[u])
+            elif ed[u] > 0:
+                bq_insert(head, top, nxt, prv, where, bucket, part[u], u, ed[u] - idg[u])
+    return gain
+
+
+@njit(cache=True)
+def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
+    """FM refinement of a bisection with a bound on fruitless moves per pass.
+
+    Parameters
+    ----------
+    xadj, adjncy, adjwgt : int64 arrays
+        The graph in CSR form with edge weights.
+    vwgt : int64 array, shape (n, ncon)
+        Vertex weights; balance is checked on every constraint.
+    part : int64 array, shape (n,)
+        0/1 side of every vertex; refined in place.
+    maxw : int64 array, shape (2, ncon)
+        Maximum weight of each side per constraint.
+    npasses : int
+        Maximum number of passes.
+    max_bad : int
+        A pass stops after this many consecutive moves that do not improve
+        its best state.
+    seed : int
+        Seeds the order in which equal-gain vertices are queued.
+
+    Returns
+    -------
+    int
+        The edge cut of the refined bisection.
+    """
+    n = xadj.size - 1
+    ed = np.zeros(n, dtype=np.int64)
+    idg = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return 0
+    np.random.seed(seed)
+    maxdeg = 0
+    for v in range(n):
+        d = 0
+        for j in range(xadj[v], xadj[v + 1]):
+            d += adjwgt[j]
+        if d > maxdeg:
+            maxdeg = d
+    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, gain_cap(maxdeg))
+    locked = np.zeros(n, dtype=np.bool_)
+    moves = np.empty(n, dtype=np.int64)
+    cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
+    for _ in range(npasses):
+        pw = side_weights(vwgt, part)
+        ow = overweight(pw, maxw)
+        repair = ow > 0
+        locked[:] = False
+        bq_clear(head, top, where)
+        order = np.random.permutation(n)
+        for i in range(n):
+            v = order[i]
+            if repair or ed[v] > 0:
+                bq_insert(head, top, nxt, prv, where, bucket, part[v], v, ed[v] - idg[v])
+        best_ow = ow
+        best_cut = cut
+        best_dev = _deviation(pw, maxw)
+        nbest = 0
+        nmoves = 0
+        bad = 0
+        while bad < max_bad:
+            if ow > 0:
+                s = 0 if _side_overweight(pw, maxw, 0) >= _side_overweight(pw, maxw, 1) else 1
+                v = bq_top(head, top, s)
+                if v == -1:
+                    break
+                bq_remove(head, top, nxt, prv, where, bucket, v)
+                locked[v] = True
+                t = 1 - s
+                before = _side_overweight(pw, maxw, s) + _side_overweight(pw, maxw, t)
+                after = 0
+                for c in range(vwgt.shape[1]):
+                    d = pw[s, c] - vwgt[v, c] - maxw[s, c]
+                    if d > 0:
+                        after += d
+                    d = pw[t, c] + vwgt[v, c] - maxw[t, c]
+                    if d > 0:
+                        after += d
+                if after >= before:
+                    continue
+            else:
+                v0 = bq_top(head, top, 0)
+                v1 = bq_top(head, top, 1)
+                if v0 == -1 and v1 == -1:
+                    break
+                if v0 == -1:
+                    first, second = v1, -1
+                elif v1 == -1:
+                    first, second = v0, -1
+                else:
+                    g0 = ed[v0] - idg[v0]
+                    g1 = ed[v1] - idg[v1]
+                    heavier0 = maxw[0, 0] - pw[0, 0] <= maxw[1, 0] - pw[1, 0]
+                    if g0 > g1 or (g0 == g1 and heavier0):
+                        first, second = v0, v1
+                    else:
+                        first, second = v1, v0
+                if _fits(pw, maxw, vwgt, first, 1 - part[first]):
+                    v = first
+                elif second != -1 and _fits(pw, maxw, vwgt, second, 1 - part[second]):
+                    v = second
+                else:
+                    bq_remove(head, top, nxt, prv, where, bucket, first)
+                    locked[first] = True
+                    continue
+                bq_remove(head, top, nxt, prv, where, bucket, v)
+                locked[v] = True
+            cut -= _move(xadj, adjncy, adjwgt, vwgt, part, ed, idg, pw, locked,
+                         head, top, nxt, prv, where, bucket, v)
+            moves[nmoves] = v
+            nmoves += 1
+            ow = overweight(pw, maxw)
+            dev = _deviation(pw, maxw)
+            if (ow < best_ow or (ow == best_ow and cut < best_cut)
+                    or (ow == best_ow and cut == best_cut and dev < best_dev - 1e-12)):
+                best_ow = ow
+                best_cut = cut
+                best_dev = dev
+                nbest = nmoves
+                bad = 0
+            else:
+                bad += 1
+        # roll back to the best prefix
+        for i in range(nmoves - 1, nbest - 1, -1):
+            v = moves[i]
+            part[v] = 1 - part[v]
+        cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
+        if nbest == 0:
+            break
+    return cut
+
+
+@njit(cache=True)
+def fm_bisection(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, seed):
+    """Refine the bisection ``part`` in place with 2-way FM; return its edge cut.
+
+    Passes stop early after ``max(100, n // 20)`` consecutive moves that do
+    not improve the best state; see :func:`fm_refine` for the parameters
+    and the move rules.
+    """
+    n = xadj.size - 1
+    return fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max(100, n // 20), seed)
+
+
+@njit(cache=True)
+def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
+    """Grow side 0 from ``start`` until it holds ``target0`` weight (first constraint).
+
+    With ``greedy`` false the region grows in breadth-first order; with
+    ``greedy`` true it always adds the frontier vertex whose move to side 0
+    reduces the cut the most (greedy graph growing, using a gain bucket
+    queue). When the frontier runs dry before the target is reached (a
+    disconnected graph), growth restarts from a random vertex of side 1.
+    The last vertex is taken only if that brings side 0 closer to the
+    target. Returns the 0/1 ``part`` array.
+    """
+    n = xadj.size - 1
+    part = np.ones(n, dtype=np.int64)
+    if n == 0 or target0 <= 0:
+        return part
+    np.random.seed(seed)
+    order = np.random.permutation(n)
+    next_root = 0
+    maxdeg = 0
+    for v in range(n):
+        d = 0
+        for j in range(xadj[v], xadj[v + 1]):
+            d += adjwgt[j]
+        if d > maxdeg:
+            maxdeg = d
+    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 1, gain_cap(maxdeg))
+    gain = np.zeros(n, dtype=np.int64)
+    fifo = np.empty(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.bool_)
+    qhead = 0
+    qtail = 0
+    w0 = 0
+    v = start
+    while True:
+        if v == -1:
+            while next_root < n and part[order[next_root]] == 0:
+                next_root += 1
+            if next_root == n:
+                break
+            v = order[next_root]
+        wv = vwgt[v, 0]
+        if w0 + wv > target0 and (w0 + wv - target0) > (target0 - w0):
+            break
+        part[v] = 0
+        seen[v] = True
+        w0 += wv
+        if w0 >= target0:
+            break
+        for j in range(xadj[v], xadj[v + 1]):
+            u = adjncy[j]
+            if part[u] == 0:
+                continue
+            if greedy:
+                if where[u] >= 0:
+                    gain[u] += 2 * adjwgt[j]
+                    bq_update(head, top, nxt, prv, where, bucket, u, gain[u])
+                else:
+                    g = 0
+                    for i in range(xadj[u], xadj[u + 1]):
+                        g += adjwgt[i] if part[adjncy[i]] == 0 else -adjwgt[i]
+                    gain[u] = g
+                    bq_insert(head, top, nxt, prv, where, bucket, 0, u, g)
+            elif not seen[u]:
+                seen[u] = True
+                fifo[qtail] = u
+                qtail += 1
+        if greedy:
+            v = bq_top(head, top, 0)
+            if v != -1:
+                bq_remove(head, top, nxt, prv, where, bucket, v)
+        elif qhead < qtail:
+            v = fifo[qhead]
+            qhead += 1
+        else:
+            v = -1
+    return part

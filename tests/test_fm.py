@@ -1,0 +1,130 @@
+"""The 2-way FM kernel, the gain bucket queue and recursive bisection."""
+
+import numpy as np
+import pytest
+
+from partkit import Graph
+from partkit.generators import delaunay, grid2d
+from partkit.methods.recursive import (
+    bisection_bounds, fm_refine_bisection, level_imbalance, make_bisector, recursive_bisection)
+from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
+from partkit.native.bucket_queue import (
+    bq_insert, bq_remove, bq_top, bq_update, new_bucket_queues)
+from partkit.native.fm import fm_bisection, grow_bisection
+
+
+def _random_balanced(n, seed):
+    part = np.zeros(n, dtype=np.int64)
+    part[np.random.default_rng(seed).permutation(n)[: n // 2]] = 1
+    return part
+
+
+def test_bucket_queue_orders_by_gain_and_clamps():
+    head, top, nxt, prv, where, bucket = new_bucket_queues(6, 2, 3)
+    for v, g in [(0, 1), (1, -2), (2, 3), (3, 100), (4, 0)]:
+        bq_insert(head, top, nxt, prv, where, bucket, 0, v, g)
+    bq_insert(head, top, nxt, prv, where, bucket, 1, 5, 2)
+    popped = []
+    while (v := bq_top(head, top, 0)) != -1:
+        bq_remove(head, top, nxt, prv, where, bucket, v)
+        popped.append(v)
+    # 3 (gain 100) is clamped to the top bucket together with 2 (gain 3), LIFO within a bucket
+    assert popped == [3, 2, 0, 4, 1]
+    assert bq_top(head, top, 1) == 5
+    bq_insert(head, top, nxt, prv, where, bucket, 0, 0, -3)
+    bq_update(head, top, nxt, prv, where, bucket, 0, 2)
+    assert bq_top(head, top, 0) == 0 and bucket[0] == 5
+
+
+def test_fm_improves_random_bisection_and_keeps_balance():
+    g = grid2d(40, 30)
+    part = _random_balanced(g.n, 1)
+    before = edge_cut(g, part)
+    maxw = bisection_bounds(g.total_vertex_weight(), 0.5, 0.03)
+    cut = fm_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 20, 0)
+    assert cut == edge_cut(g, part)
+    assert cut < before / 3
+    assert np.all(part_weights(g, part, 2) <= maxw)
+
+
+def test_fm_repairs_a_lopsided_start():
+    g = delaunay(2000, seed=3)
+    part = np.zeros(g.n, dtype=np.int64)
+    maxw = bisection_bounds(g.total_vertex_weight(), 0.5, 0.03)
+    cut = fm_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 20, 0)
+    assert np.all(part_weights(g, part, 2) <= maxw)
+    assert cut == edge_cut(g, part) and cut < 200
+
+
+def test_fm_respects_every_constraint_and_uneven_targets():
+    g0 = grid2d(30, 30)
+    rng = np.random.default_rng(5)
+    vwgt = np.column_stack([rng.integers(1, 4, g0.n), rng.integers(0, 3, g0.n)])
+    g = Graph(g0.xadj, g0.adjncy, vwgt=vwgt, adjwgt=g0.adjwgt)
+    part = (rng.random(g.n) < 0.3).astype(np.int64)
+    maxw = bisection_bounds(g.total_vertex_weight(), 0.3, 0.05)
+    fm_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 20, 4)
+    assert np.all(part_weights(g, part, 2) <= maxw)
+    assert edge_cut(g, part) < 120
+
+
+def test_fm_is_deterministic_for_a_seed():
+    g = delaunay(1500, seed=1)
+    maxw = bisection_bounds(g.total_vertex_weight(), 0.5, 0.03)
+    results = []
+    for seed in (7, 7, 8):
+        part = _random_balanced(g.n, 0)
+        fm_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 10, seed)
+        results.append(part)
+    assert np.array_equal(results[0], results[1])
+
+
+def test_grow_bisection_reaches_target_on_disconnected_graph():
+    a, b = grid2d(10, 10), grid2d(5, 4)
+    edges = np.vstack([_edges(a), _edges(b) + a.n])
+    g = Graph.from_edges(a.n + b.n, edges)
+    for greedy in (False, True):
+        part = grow_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, a.n, 60, greedy, 0)
+        assert abs(int((part == 0).sum()) - 60) <= 1
+
+
+def _edges(g):
+    rows = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    keep = rows < g.adjncy
+    return np.column_stack([rows[keep], g.adjncy[keep]])
+
+
+def _grow(graph, fraction0, seed):
+    w = int(round(fraction0 * graph.total_vertex_weight()[0]))
+    return grow_bisection(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, 0, w, True, seed)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 7, 12])
+def test_recursive_bisection_any_k_within_imbalance(k):
+    g = delaunay(3000, seed=2)
+    part = recursive_bisection(g, k, make_bisector(_grow, "fm"), imbalance=0.03, seed=1)
+    assert part.dtype == np.int64 and set(np.unique(part)) == set(range(k))
+    assert is_balanced(g, part, k, 0.03)
+
+
+def test_recursive_bisection_with_weights_and_tight_imbalance():
+    g0 = grid2d(40, 25)
+    vwgt = np.random.default_rng(3).integers(1, 6, g0.n)
+    g = Graph(g0.xadj, g0.adjncy, vwgt=vwgt)
+    part = recursive_bisection(g, 6, make_bisector(_grow, "fm"), imbalance=0.01, seed=0)
+    assert np.all(part_weights(g, part, 6) <= max_part_weights(g, 6, 0.01))
+
+
+def test_level_imbalance_lands_on_the_bound():
+    bound = np.array([103.0])
+    eps = level_imbalance(np.array([400.0]), bound, 4)
+    assert (1 + eps) ** 2 * 100 == pytest.approx(103.0)
+    assert level_imbalance(np.array([400.0]), np.array([90.0]), 4) == 0.0
+
+
+def test_fm_refine_bisection_returns_refined_copy():
+    g = grid2d(20, 20)
+    start = _random_balanced(g.n, 2)
+    refined = fm_refine_bisection(g, start, 0.5, 0.03, 0)
+    assert edge_cut(g, refined) < edge_cut(g, start)
+    assert not np.array_equal(refined, start)
