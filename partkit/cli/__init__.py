@@ -23,6 +23,8 @@ EXIT_INFEASIBLE = 3
 COMMANDS = [
     "partkit.cli.partition",
     "partkit.cli.evaluate",
+    "partkit.cli.estimate",
+    "partkit.cli.compare",
     "partkit.cli.generate",
     "partkit.cli.plot",
 ]

@@ -1,0 +1,99 @@
+"""``partkit compare``: partition with several methods and rank them by predicted time."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+from partkit.cli import EXIT_INTERNAL, EXIT_OK
+from partkit.cli._common import print_json
+from partkit.cli.estimate import MODEL_HELP, add_model_arguments, estimate_from_args, format_machine, load_model
+
+
+def register(subparsers):
+    """Add the ``compare`` subcommand."""
+    parser = subparsers.add_parser(
+        "compare", help="compare partitioning methods by cut, volume, messages and predicted time",
+        description="Partition FILE into k parts with each method and print, best first (by "
+                    "predicted CG-iteration communication time): edge cut, connectivity-1 volume "
+                    "(exact SpMV words), max words a part sends, messages, predicted time and its "
+                    "ratio to the bound. Unknown or unavailable methods are skipped with a note. "
+                    + MODEL_HELP)
+    parser.add_argument("file", help="Matrix Market matrix, METIS graph or mesh")
+    parser.add_argument("-k", "--parts", dest="k", type=int, required=True, help="number of parts")
+    parser.add_argument("--methods", default="multilevel,spectral,metis",
+                        help="comma-separated method names (default multilevel,spectral,metis)")
+    parser.add_argument("--imbalance", type=float, default=0.03,
+                        help="allowed imbalance (default 0.03)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_model_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    """Partition with every method, estimate, print the ranking."""
+    from pathlib import Path
+
+    from partkit.api import partition
+    from partkit.errors import InfeasibleBalanceWarning, InputError
+    from partkit.graph import Graph
+    from partkit.metrics import edge_cut, imbalance
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if not methods:
+        raise InputError("--methods: give at least one method name")
+    name = Path(args.file).name
+    model, description = load_model(args.file, args.ncommon)
+    graph = model if isinstance(model, Graph) else Graph.from_scipy(model, name=name)
+    rows, skipped, failed = [], [], []
+    for method in methods:
+        start = time.perf_counter()
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", InfeasibleBalanceWarning)
+                part = partition(graph, args.k, method, imbalance=args.imbalance, seed=args.seed)
+        except (InputError, ImportError) as exc:
+            skipped.append({"method": method, "reason": str(exc)})
+            continue
+        except Exception as exc:  # noqa: BLE001 - one broken method must not hide the others
+            failed.append({"method": method, "reason": f"{type(exc).__name__}: {exc}"})
+            continue
+        seconds = time.perf_counter() - start
+        result = estimate_from_args(model, part, args.k, args, name)
+        machine = format_machine(result)
+        d = result.to_dict()
+        rows.append({"method": method, "cut": edge_cut(graph, part),
+                     "volume": d["total_words"], "max_volume": d["max_send_words"],
+                     "messages": d["total_messages"],
+                     "max_messages": max(d["max_send_messages"], d["max_recv_messages"]),
+                     "halo_time": d["halo_time"], "allreduce_time": d["allreduce_time"],
+                     "predicted_time": d["iteration_time"], "bound": d["iteration_bound"],
+                     "ratio": d["ratio"], "imbalance": float(imbalance(graph, part, args.k).max()),
+                     "balanced": not any(issubclass(w.category, InfeasibleBalanceWarning) for w in caught),
+                     "seconds": seconds, "estimate": d})
+    if not rows:
+        reasons = "; ".join(f"{s['method']}: {s['reason']}" for s in skipped + failed)
+        raise InputError(f"no method could partition {name}: {reasons}")
+    rows.sort(key=lambda r: (r["predicted_time"], r["volume"]))
+    status = EXIT_INTERNAL if failed else EXIT_OK
+    if args.json:
+        print_json({"file": args.file, "k": args.k, "methods": rows, "skipped": skipped, "failed": failed})
+        return status
+    print(f"{name}: {description}, k={args.k}")
+    print(machine)
+    header = (f"{'method':<14}{'cut':>9}{'volume':>9}{'max vol':>9}{'msgs':>7}{'max msg':>8}"
+              f"{'predicted':>13}{'ratio':>7}{'imbal':>8}{'time':>9}")
+    print(header)
+    for r in rows:
+        flag = "" if r["balanced"] else "  (unbalanced)"
+        print(f"{r['method']:<14}{r['cut']:>9}{r['volume']:>9}{r['max_volume']:>9}{r['messages']:>7}"
+              f"{r['max_messages']:>8}{r['predicted_time'] * 1e6:>10.3f} us{r['ratio']:>7.2f}"
+              f"{r['imbalance']:>8.3f}{r['seconds']:>8.2f}s{flag}")
+    print("volume = connectivity-1 words of one SpMV, max vol = most words one part sends, "
+          "predicted = halo + AllReduces of one CG iteration, ratio = predicted / bound")
+    for s in skipped:
+        print(f"skipped {s['method']}: {s['reason']}")
+    for s in failed:
+        print(f"failed {s['method']}: {s['reason']}")
+    return status

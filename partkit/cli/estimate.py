@@ -1,0 +1,136 @@
+"""``partkit estimate``: predicted communication time of a partition in the alpha-beta model."""
+
+from __future__ import annotations
+
+from partkit.cli import EXIT_OK
+from partkit.cli._common import print_json
+
+MODEL_HELP = ("Model: a message of w words takes alpha + w * word_size / beta seconds (beta is a "
+              "bandwidth in bytes/s). Halo exchange: each part's messages share min(ports, topology "
+              "degree) ports; the step lasts as long as the slowest part. AllReduce: the fastest "
+              "algorithm that runs on the topology. Bounds: the halo traffic spread evenly over the "
+              "parts, and the latency/bandwidth/bisection lower bound of the AllReduce. "
+              "See docs/cost_model.md.")
+
+
+def add_model_arguments(parser):
+    """The alpha-beta machine parameters shared by ``estimate`` and ``compare``."""
+    from partkit.collectives import TOPOLOGIES
+
+    parser.add_argument("--alpha", type=float, default=2e-6,
+                        help="message latency in seconds (default 2e-6)")
+    parser.add_argument("--beta", type=float, default=1e10,
+                        help="link bandwidth in bytes per second (default 1e10 = 10 GB/s)")
+    parser.add_argument("--word-size", type=float, default=8.0, metavar="BYTES",
+                        help="bytes per vector entry (default 8, float64)")
+    parser.add_argument("--topology", choices=TOPOLOGIES, default="ring",
+                        help="interconnect of the k processes (default ring); tori use the most "
+                             "nearly square/cubic factorisation of k")
+    parser.add_argument("--ports", type=int, default=1,
+                        help="ports per node in the k-port model (default 1; capped by the topology degree)")
+    parser.add_argument("--allreduces", type=int, default=2,
+                        help="AllReduces of one word per CG iteration (default 2: the dot products)")
+    parser.add_argument("--ncommon", type=int, metavar="N",
+                        help="mesh only: nodes two elements share to be adjacent (default by element type)")
+
+
+def load_model(path, ncommon=None):
+    """The object whose SpMV is modelled: the matrix of a Matrix Market file, else the graph.
+
+    A graph (METIS ``.graph``, or a mesh's dual graph) stands for its
+    adjacency matrix plus the identity.
+
+    Returns
+    -------
+    model : scipy.sparse.csr_matrix or partkit.Graph
+    description : str
+    """
+    from partkit.errors import InputError
+    from partkit.io import file_kind, read_graph, read_matrix
+
+    if file_kind(path) == "matrixmarket":
+        matrix = read_matrix(path)
+        if matrix.shape[0] != matrix.shape[1]:
+            raise InputError(f"{path}: matrix is {matrix.shape[0]}x{matrix.shape[1]}; "
+                             "a row partition with x conformal to it needs a square matrix")
+        return matrix, f"n={matrix.shape[0]} nnz={matrix.nnz} (column-net model of the matrix)"
+    graph = read_graph(path, ncommon=ncommon)
+    return graph, f"n={graph.n} m={graph.m} (column-net model of adjacency + I)"
+
+
+def estimate_from_args(model, part, k, args, name):
+    """Run :func:`partkit.estimate.estimate` with the machine parameters of ``args``."""
+    from partkit.estimate import estimate
+
+    return estimate(model, part, k, alpha=args.alpha, beta=args.beta, topology=args.topology,
+                    ports=args.ports, word_size=args.word_size, allreduces=args.allreduces, name=name)
+
+
+def register(subparsers):
+    """Add the ``estimate`` subcommand."""
+    parser = subparsers.add_parser(
+        "estimate", help="predicted SpMV + CG communication time of a partition",
+        description="Predict the communication time of one conjugate-gradient iteration (the SpMV "
+                    "halo exchange and the dot-product AllReduces) under a row partition, next to "
+                    "the ideal bound. " + MODEL_HELP)
+    parser.add_argument("file", help="Matrix Market matrix (exact, also unsymmetric), METIS graph or mesh")
+    parser.add_argument("partfile", help="partition file: one part id per line (part of row i)")
+    parser.add_argument("-k", "--parts", dest="k", type=int,
+                        help="number of parts = processes (default: largest id + 1)")
+    add_model_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    """Load, estimate, print."""
+    from pathlib import Path
+
+    from partkit.io import read_partition
+
+    model, description = load_model(args.file, args.ncommon)
+    n = model.shape[0] if hasattr(model, "shape") else model.n
+    part = read_partition(args.partfile, n=n, k=args.k)
+    name = Path(args.file).name
+    result = estimate_from_args(model, part, args.k, args, name)
+    if args.json:
+        print_json({"file": args.file, "partition": args.partfile, **result.to_dict()})
+        return EXIT_OK
+    print(f"{name}: {description}, k={result.k}")
+    print(format_machine(result))
+    d = result.to_dict()
+    print(f"SpMV halo exchange: words total {d['total_words']}, max send {d['max_send_words']}, "
+          f"max recv {d['max_recv_words']}; messages total {d['total_messages']}, "
+          f"max send {d['max_send_messages']}, max recv {d['max_recv_messages']}")
+    print(format_times(result))
+    return EXIT_OK
+
+
+def format_machine(result):
+    """One line with the machine parameters of an estimate."""
+    topo = result.topology
+    dims = "x".join(map(str, topo.dims)) + " " if topo.dims else ""
+    return (f"model: alpha={result.alpha:g} s, beta={result.beta:g} B/s, word={result.word_size:g} B, "
+            f"topology {topo.name} {dims}(diameter {topo.diameter}, degree {topo.degree}, "
+            f"bisection {topo.bisection_links} links), ports used {result.ports}")
+
+
+def _us(seconds):
+    return f"{seconds * 1e6:12.3f} us"
+
+
+def _ratio(time, bound):
+    return f"{time / bound:8.2f}" if bound > 0 else f"{'-':>8}"
+
+
+def format_times(result):
+    """The predicted-versus-bound table of an estimate."""
+    allreduce = f"allreduce x{result.allreduces} ({result.allreduce_bytes} B)"
+    rows = [("halo exchange", result.halo_time, result.halo_bound, "slowest part vs even spread"),
+            (allreduce, result.allreduces * result.allreduce_time,
+             result.allreduces * result.allreduce_bound.total, result.allreduce.name),
+            ("CG iteration", result.iteration_time, result.iteration_bound, "")]
+    lines = [f"  {'':<24}{'predicted':>15}{'bound':>15}{'ratio':>8}"]
+    for label, time, bound, note in rows:
+        lines.append(f"  {label:<24}{_us(time)}{_us(bound)}{_ratio(time, bound)}  {note}".rstrip())
+    return "\n".join(lines)
