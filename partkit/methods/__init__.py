@@ -15,6 +15,7 @@ import importlib
 METHODS = {
     "block": ("partkit.methods.block", "contiguous blocks of vertices in input order (baseline)"),
     "metis": ("partkit.methods.metis", "METIS 5 k-way through pymetis (needs the 'compare' extra)"),
+    "fm": ("partkit.methods.fm", "Fiduccia-Mattheyses from multi-start grown bisections, recursive bisection"),
 }
 
 DEFAULT_METHOD = "block"
