@@ -1,0 +1,103 @@
+"""k-way Fiduccia-Mattheyses refinement with a max-gain queue and rollback.
+
+All boundary vertices enter one priority queue keyed by the gain of their
+best feasible move. The best vertex is moved even when its gain is negative
+(hill climbing), its unmoved neighbours are re-rated, and at the end of a
+pass every move after the best prefix (lowest cut seen) is undone. Each
+vertex moves at most once per pass; passes repeat while they improve.
+"""
+
+import numpy as np
+from numba import njit
+
+from partkit.native.kway_heap import heap_clear, heap_push, heap_remove
+from partkit.native.kway_refine import best_move, move_vertex
+
+
+@njit(cache=True)
+def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, order, npasses, max_bad_moves):
+    """Refine ``part`` in place by k-way FM passes; returns the total cut reduction.
+
+    Parameters
+    ----------
+    xadj, adjncy, adjwgt : int64 arrays
+    vwgt : int64 array, shape (n, ncon)
+    part : int64 array, shape (n,)
+        Partition, modified in place.
+    pw : int64 array, shape (k, ncon)
+        Current part weights, kept up to date.
+    maxw : int64 array, shape (k, ncon)
+        Bound on every part; only moves that respect it are made, so a
+        balanced partition stays balanced.
+    order : int64 array, shape (n,)
+        Order in which vertices enter the queue (breaks ties between equal gains).
+    npasses : int
+        Maximum number of passes.
+    max_bad_moves : int
+        A pass stops after this many moves without a new best cut.
+    """
+    n = xadj.size - 1
+    k = pw.shape[0]
+    conn = np.full(k, -1, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    heap = np.empty(n, dtype=np.int64)
+    key = np.empty(n, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int64)
+    locked = np.zeros(n, dtype=np.bool_)
+    moved_v = np.empty(n, dtype=np.int64)
+    moved_from = np.empty(n, dtype=np.int64)
+    total = 0
+    for _ in range(npasses):
+        size = 0
+        for idx in range(n):
+            v = order[idx]
+            target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+            if target >= 0:
+                size = heap_push(heap, key, pos, size, v, gain)
+        nmoves = 0
+        current = 0
+        best = 0
+        best_moves = 0
+        bad = 0
+        while size > 0:
+            v = heap[0]
+            popped = key[0]
+            size = heap_remove(heap, key, pos, size, v)
+            target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+            if target < 0:
+                continue
+            if gain < popped:  # stale key (a part filled up): queue again
+                size = heap_push(heap, key, pos, size, v, gain)
+                continue
+            moved_v[nmoves] = v
+            moved_from[nmoves] = part[v]
+            nmoves += 1
+            move_vertex(vwgt, part, pw, v, target)
+            locked[v] = True
+            current += gain
+            if current > best:
+                best = current
+                best_moves = nmoves
+                bad = 0
+            else:
+                bad += 1
+                if bad > max_bad_moves:
+                    break
+            for e in range(xadj[v], xadj[v + 1]):
+                u = adjncy[e]
+                if locked[u]:
+                    continue
+                t2, g2, b2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
+                if t2 >= 0:
+                    size = heap_push(heap, key, pos, size, u, g2)
+                else:
+                    size = heap_remove(heap, key, pos, size, u)
+        size = heap_clear(heap, pos, size)
+        for i in range(nmoves - 1, best_moves - 1, -1):
+            move_vertex(vwgt, part, pw, moved_v[i], moved_from[i])
+        for i in range(nmoves):
+            locked[moved_v[i]] = False
+        total += best
+        if best <= 0:
+            break
+    return total

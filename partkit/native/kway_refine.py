@@ -1,0 +1,148 @@
+"""Boundary label propagation for k-way refinement, and the shared move rating.
+
+A partition is refined in place. ``pw`` (k, ncon) holds the current part
+weights and is kept up to date; ``maxw`` (k, ncon) bounds every part
+(targets may differ per part, as in recursive bisection). A move is only
+made when the target part stays within its bound.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def fits_in(vwgt, pw, maxw, v, b):
+    """Whether vertex ``v`` can join part ``b`` without exceeding ``maxw[b]``."""
+    for c in range(vwgt.shape[1]):
+        if pw[b, c] + vwgt[v, c] > maxw[b, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def slack(pw, maxw, b):
+    """Smallest remaining room of part ``b`` over all constraints."""
+    s = maxw[b, 0] - pw[b, 0]
+    for c in range(1, pw.shape[1]):
+        s = min(s, maxw[b, c] - pw[b, c])
+    return s
+
+
+@njit(cache=True)
+def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched):
+    """Best feasible move of ``v`` to an adjacent part.
+
+    ``conn`` (k,) must be all -1 on entry and is left so; ``touched`` is
+    scratch of length k. Ties in gain go to the part with more room.
+
+    Returns
+    -------
+    target : int
+        Best part, or -1 when ``v`` has no neighbour in another part with room.
+    gain : int
+        Cut reduction of the move (may be negative).
+    boundary : bool
+        Whether ``v`` has a neighbour in another part.
+    """
+    own = part[v]
+    nt = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        p = part[adjncy[e]]
+        if conn[p] < 0:
+            conn[p] = 0
+            touched[nt] = p
+            nt += 1
+        conn[p] += adjwgt[e]
+    internal = max(conn[own], 0)
+    target = -1
+    best = 0
+    best_room = 0
+    boundary = False
+    for t in range(nt):
+        p = touched[t]
+        external = conn[p]
+        conn[p] = -1
+        if p == own:
+            continue
+        boundary = True
+        if not fits_in(vwgt, pw, maxw, v, p):
+            continue
+        room = slack(pw, maxw, p)
+        if target == -1 or external > best or (external == best and room > best_room):
+            target = p
+            best = external
+            best_room = room
+    return target, best - internal, boundary
+
+
+@njit(cache=True)
+def move_vertex(vwgt, part, pw, v, to):
+    """Move ``v`` to part ``to`` and update the part weights."""
+    frm = part[v]
+    for c in range(vwgt.shape[1]):
+        pw[frm, c] -= vwgt[v, c]
+        pw[to, c] += vwgt[v, c]
+    part[v] = to
+
+
+@njit(cache=True)
+def label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, order, rounds):
+    """Greedy boundary refinement: move vertices to the best adjacent part.
+
+    A vertex moves when the move reduces the cut, or keeps it and leaves the
+    source part heavier than the target afterwards (evening out the load).
+    Sweeps in ``order`` until a sweep moves nothing or ``rounds`` sweeps ran.
+
+    Returns
+    -------
+    int
+        Total cut reduction.
+    """
+    k = pw.shape[0]
+    conn = np.full(k, -1, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    ncon = vwgt.shape[1]
+    improvement = 0
+    for _ in range(rounds):
+        moved = 0
+        for idx in range(order.size):
+            v = order[idx]
+            target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+            if target < 0 or gain < 0:
+                continue
+            if gain == 0:
+                own = part[v]
+                evens = True
+                for c in range(ncon):
+                    if pw[own, c] - vwgt[v, c] < pw[target, c] + vwgt[v, c]:
+                        evens = False
+                        break
+                if not evens:
+                    continue
+            move_vertex(vwgt, part, pw, v, target)
+            improvement += gain
+            moved += 1
+        if moved == 0:
+            break
+    return improvement
+
+
+@njit(cache=True)
+def part_weights(vwgt, part, k):
+    """Weight of every part per constraint, shape (k, ncon)."""
+    pw = np.zeros((k, vwgt.shape[1]), dtype=np.int64)
+    for v in range(part.size):
+        for c in range(vwgt.shape[1]):
+            pw[part[v], c] += vwgt[v, c]
+    return pw
+
+
+@njit(cache=True)
+def edge_cut(xadj, adjncy, adjwgt, part):
+    """Total weight of the edges between different parts."""
+    cut = 0
+    for v in range(xadj.size - 1):
+        for e in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[e]] != part[v]:
+                cut += adjwgt[e]
+    return cut // 2
