@@ -1,0 +1,484 @@
+"""Discrete-event kernels for the scheduling simulators of :mod:`partkit.balance`.
+
+Every simulator keeps one pending event per worker in a binary min-heap
+keyed by ``(time, worker)``, so that events are processed in time order and
+ties are broken by worker id (the simulation is deterministic). The state a
+worker sees when it acts (queue position, deque contents) is therefore the
+state at that instant.
+
+Worker noise is the same for every policy: worker ``w`` runs ``slow[w]``
+times slower than nominal, and it is frozen (makes no progress) during
+``[phase[w] + j * period, phase[w] + j * period + freeze)`` for every
+integer ``j`` when ``period > 0``. :func:`advance` turns a nominal duration
+into a finishing time under that model.
+
+Random choices use a xorshift64* generator whose state is a one-element
+uint64 array seeded by the caller (from ``numpy.random.default_rng``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+# ------------------------------------------------------------------ helpers
+@njit(cache=True)
+def rand_below(state, m):
+    """A pseudo-random integer in ``[0, m)`` (xorshift64*); advances ``state``."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    y = x * np.uint64(2685821657736338717)
+    return np.int64((y >> np.uint64(11)) % np.uint64(m))
+
+
+@njit(cache=True)
+def advance(start, duration, slow, phase, period, freeze):
+    """Time at which ``duration`` units of nominal work started at ``start`` end.
+
+    The work is stretched by the slowdown factor ``slow`` and suspended during
+    the periodic freezes ``[phase + j period, phase + j period + freeze)``.
+    """
+    d = duration * slow
+    if d <= 0.0:
+        return start
+    if period <= 0.0 or freeze <= 0.0:
+        return start + d
+    avail = period - freeze
+    u = start - phase
+    j = np.floor(u / period)
+    available_before = j * avail + max(0.0, (u - j * period) - freeze)
+    a = available_before + d
+    jj = np.ceil(a / avail) - 1.0
+    r = a - jj * avail
+    return jj * period + freeze + r + phase
+
+
+@njit(cache=True)
+def _heap_less(ht, hw, i, j):
+    return ht[i] < ht[j] or (ht[i] == ht[j] and hw[i] < hw[j])
+
+
+@njit(cache=True)
+def heap_push(ht, hw, size, t, w):
+    """Push ``(t, w)`` onto the heap stored in ``ht``/``hw``; returns the new size."""
+    i = size
+    ht[i] = t
+    hw[i] = w
+    while i > 0:
+        parent = (i - 1) // 2
+        if _heap_less(ht, hw, i, parent):
+            ht[i], ht[parent] = ht[parent], ht[i]
+            hw[i], hw[parent] = hw[parent], hw[i]
+            i = parent
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True)
+def heap_pop(ht, hw, size):
+    """Remove the smallest ``(t, w)``; returns ``(t, w, new size)``."""
+    t = ht[0]
+    w = hw[0]
+    size -= 1
+    ht[0] = ht[size]
+    hw[0] = hw[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        right = left + 1
+        smallest = i
+        if left < size and _heap_less(ht, hw, left, smallest):
+            smallest = left
+        if right < size and _heap_less(ht, hw, right, smallest):
+            smallest = right
+        if smallest == i:
+            break
+        ht[i], ht[smallest] = ht[smallest], ht[i]
+        hw[i], hw[smallest] = hw[smallest], hw[i]
+        i = smallest
+    return t, w, size
+
+
+# --------------------------------------------------- independent tasks
+@njit(cache=True)
+def simulate_central(costs, p, policy, chunk, overhead, serialize, slow, phase, period, freeze):
+    """Workers take chunks of consecutive tasks from one central queue.
+
+    Parameters
+    ----------
+    costs : float64 (n,)
+        Nominal task costs, executed in index order.
+    policy : int
+        0 self scheduling (one task per access), 1 fixed chunks of ``chunk``
+        tasks, 2 guided self scheduling (``ceil(remaining / p)`` tasks).
+    overhead : float
+        Nominal time of one queue access.
+    serialize : bool
+        When true the queue is a lock: accesses of different workers do not
+        overlap (a worker waits until the previous access has finished).
+
+    Returns
+    -------
+    finish, busy, over : float64 (p,)
+        Time of the last task completion, time spent running tasks and time
+        spent on (or waiting for) queue accesses, per worker.
+    accesses : int64 (p,)
+        Queue accesses per worker.
+    """
+    n = costs.size
+    ht = np.empty(p, dtype=np.float64)
+    hw = np.empty(p, dtype=np.int64)
+    size = 0
+    for w in range(p):
+        size = heap_push(ht, hw, size, 0.0, w)
+    finish = np.zeros(p, dtype=np.float64)
+    busy = np.zeros(p, dtype=np.float64)
+    over = np.zeros(p, dtype=np.float64)
+    accesses = np.zeros(p, dtype=np.int64)
+    next_task = 0
+    queue_free = 0.0
+    while size > 0:
+        t, w, size = heap_pop(ht, hw, size)
+        remaining = n - next_task
+        if remaining <= 0:
+            continue
+        if policy == 0:
+            k = 1
+        elif policy == 1:
+            k = min(chunk, remaining)
+        else:
+            k = (remaining + p - 1) // p
+        start = max(t, queue_free) if serialize else t
+        t1 = advance(start, overhead, slow[w], phase[w], period, freeze)
+        if serialize:
+            queue_free = t1
+        work = 0.0
+        for i in range(next_task, next_task + k):
+            work += costs[i]
+        next_task += k
+        t2 = advance(t1, work, slow[w], phase[w], period, freeze)
+        over[w] += t1 - t
+        busy[w] += t2 - t1
+        accesses[w] += 1
+        finish[w] = t2
+        size = heap_push(ht, hw, size, t2, w)
+    return finish, busy, over, accesses
+
+
+@njit(cache=True)
+def simulate_stealing(costs, p, steal_half, root_only, overhead, latency, slow, phase, period,
+                      freeze, state):
+    """Randomized work stealing over independent tasks.
+
+    Each worker's deque holds a contiguous range ``[lo, hi)`` of task ids:
+    the owner pops from the top end (LIFO, ``hi - 1``), a thief takes from
+    the bottom end (FIFO, ``lo``) of a uniformly random other worker, either
+    one task or half of the range (rounded up). A steal attempt takes
+    ``latency`` and sees the victim's deque when the attempt ends; a pop
+    takes ``overhead``. Initially the tasks are split into ``p`` equal
+    blocks, or all given to worker 0 when ``root_only``. Workers stop when
+    every deque is empty.
+
+    Returns
+    -------
+    finish, busy, over : float64 (p,)
+        As in :func:`simulate_central` (``over`` includes steal attempts).
+    pops, attempts, steals : int64 (p,)
+        Local pops, steal attempts and successful steals per worker.
+    """
+    n = costs.size
+    lo = np.zeros(p, dtype=np.int64)
+    hi = np.zeros(p, dtype=np.int64)
+    if root_only:
+        hi[0] = n
+    else:
+        for w in range(p):
+            lo[w] = (w * n) // p
+            hi[w] = ((w + 1) * n) // p
+    ht = np.empty(p, dtype=np.float64)
+    hw = np.empty(p, dtype=np.int64)
+    size = 0
+    for w in range(p):
+        size = heap_push(ht, hw, size, 0.0, w)
+    finish = np.zeros(p, dtype=np.float64)
+    busy = np.zeros(p, dtype=np.float64)
+    over = np.zeros(p, dtype=np.float64)
+    pops = np.zeros(p, dtype=np.int64)
+    attempts = np.zeros(p, dtype=np.int64)
+    steals = np.zeros(p, dtype=np.int64)
+    victim = np.full(p, -1, dtype=np.int64)
+    queued = n
+    while size > 0:
+        t, w, size = heap_pop(ht, hw, size)
+        v = victim[w]
+        if v >= 0:
+            victim[w] = -1
+            count = hi[v] - lo[v]
+            if count > 0:
+                take = (count + 1) // 2 if steal_half else 1
+                lo[w] = lo[v]
+                hi[w] = lo[v] + take
+                lo[v] += take
+                steals[w] += 1
+        if hi[w] > lo[w]:
+            hi[w] -= 1
+            task = hi[w]
+            queued -= 1
+            t1 = advance(t, overhead, slow[w], phase[w], period, freeze)
+            t2 = advance(t1, costs[task], slow[w], phase[w], period, freeze)
+            over[w] += t1 - t
+            busy[w] += t2 - t1
+            pops[w] += 1
+            finish[w] = t2
+            size = heap_push(ht, hw, size, t2, w)
+        elif queued > 0:
+            other = rand_below(state, p - 1)
+            victim[w] = other + 1 if other >= w else other
+            attempts[w] += 1
+            t1 = advance(t, latency, slow[w], phase[w], period, freeze)
+            over[w] += t1 - t
+            size = heap_push(ht, hw, size, t1, w)
+    return finish, busy, over, pops, attempts, steals
+
+
+# ------------------------------------------------------------ task DAGs
+@njit(cache=True)
+def dag_longest_path(costs, xadj, adj):
+    """Work-weighted longest path of a DAG given by successor lists.
+
+    Returns
+    -------
+    span : float
+        Largest sum of costs along a path, or -1.0 when the graph has a cycle.
+    finish : float64 (n,)
+        Earliest finishing time of every task with unlimited workers.
+    """
+    n = costs.size
+    indeg = np.zeros(n, dtype=np.int64)
+    for e in range(adj.size):
+        indeg[adj[e]] += 1
+    order = np.empty(n, dtype=np.int64)
+    head = 0
+    tail = 0
+    for v in range(n):
+        if indeg[v] == 0:
+            order[tail] = v
+            tail += 1
+    start = np.zeros(n, dtype=np.float64)
+    finish = np.zeros(n, dtype=np.float64)
+    span = 0.0
+    while head < tail:
+        v = order[head]
+        head += 1
+        finish[v] = start[v] + costs[v]
+        span = max(span, finish[v])
+        for e in range(xadj[v], xadj[v + 1]):
+            u = adj[e]
+            start[u] = max(start[u], finish[v])
+            indeg[u] -= 1
+            if indeg[u] == 0:
+                order[tail] = u
+                tail += 1
+    if tail < n:
+        return -1.0, finish
+    return span, finish
+
+
+@njit(cache=True)
+def _complete(task, xadj, adj, indeg, out):
+    """Decrement the successors of ``task``; write the newly ready ones to ``out``."""
+    count = 0
+    for e in range(xadj[task], xadj[task + 1]):
+        u = adj[e]
+        indeg[u] -= 1
+        if indeg[u] == 0:
+            out[count] = u
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, period, freeze,
+                          state):
+    """Randomized work stealing on a task DAG.
+
+    Every worker owns a deque (a doubly linked list over task ids). When a
+    task completes, its newly ready successors are pushed at the bottom of
+    the deque of the worker that ran it; the owner pops from the bottom
+    (LIFO), thieves take one task from the top (FIFO) of a uniformly random
+    other worker. The sources start in worker 0's deque. Idle workers keep
+    attempting steals (each taking ``latency``) until every task is done.
+
+    Returns
+    -------
+    makespan : float
+    busy, over : float64 (p,)
+    pops, attempts, steals : int64 (p,)
+    worker : int64 (n,)
+        The worker that ran each task.
+    """
+    n = costs.size
+    indeg = np.zeros(n, dtype=np.int64)
+    for e in range(adj.size):
+        indeg[adj[e]] += 1
+    nxt = np.full(n, -1, dtype=np.int64)
+    prv = np.full(n, -1, dtype=np.int64)
+    top = np.full(p, -1, dtype=np.int64)
+    bottom = np.full(p, -1, dtype=np.int64)
+    count = np.zeros(p, dtype=np.int64)
+    for v in range(n):
+        if indeg[v] == 0:
+            if bottom[0] < 0:
+                top[0] = v
+            else:
+                nxt[bottom[0]] = v
+                prv[v] = bottom[0]
+            bottom[0] = v
+            count[0] += 1
+    ht = np.empty(p, dtype=np.float64)
+    hw = np.empty(p, dtype=np.int64)
+    size = 0
+    for w in range(p):
+        size = heap_push(ht, hw, size, 0.0, w)
+    busy = np.zeros(p, dtype=np.float64)
+    over = np.zeros(p, dtype=np.float64)
+    pops = np.zeros(p, dtype=np.int64)
+    attempts = np.zeros(p, dtype=np.int64)
+    steals = np.zeros(p, dtype=np.int64)
+    victim = np.full(p, -1, dtype=np.int64)
+    running = np.full(p, -1, dtype=np.int64)
+    worker = np.full(n, -1, dtype=np.int64)
+    ready = np.empty(n, dtype=np.int64)
+    done = 0
+    makespan = 0.0
+    while size > 0:
+        t, w, size = heap_pop(ht, hw, size)
+        task = running[w]
+        if task >= 0:
+            running[w] = -1
+            done += 1
+            makespan = max(makespan, t)
+            nready = _complete(task, xadj, adj, indeg, ready)
+            for i in range(nready):
+                u = ready[i]
+                if bottom[w] < 0:
+                    top[w] = u
+                    prv[u] = -1
+                else:
+                    nxt[bottom[w]] = u
+                    prv[u] = bottom[w]
+                nxt[u] = -1
+                bottom[w] = u
+                count[w] += 1
+        if done == n:
+            continue
+        v = victim[w]
+        if v >= 0:
+            victim[w] = -1
+            if count[v] > 0:
+                u = top[v]
+                top[v] = nxt[u]
+                if top[v] < 0:
+                    bottom[v] = -1
+                else:
+                    prv[top[v]] = -1
+                count[v] -= 1
+                top[w] = u
+                bottom[w] = u
+                nxt[u] = -1
+                prv[u] = -1
+                count[w] = 1
+                steals[w] += 1
+        if count[w] > 0:
+            u = bottom[w]
+            bottom[w] = prv[u]
+            if bottom[w] < 0:
+                top[w] = -1
+            else:
+                nxt[bottom[w]] = -1
+            count[w] -= 1
+            running[w] = u
+            worker[u] = w
+            t1 = advance(t, overhead, slow[w], phase[w], period, freeze)
+            t2 = advance(t1, costs[u], slow[w], phase[w], period, freeze)
+            over[w] += t1 - t
+            busy[w] += t2 - t1
+            pops[w] += 1
+            size = heap_push(ht, hw, size, t2, w)
+        elif p > 1:
+            other = rand_below(state, p - 1)
+            victim[w] = other + 1 if other >= w else other
+            attempts[w] += 1
+            t1 = advance(t, latency, slow[w], phase[w], period, freeze)
+            over[w] += t1 - t
+            size = heap_push(ht, hw, size, t1, w)
+    return makespan, busy, over, pops, attempts, steals, worker
+
+
+@njit(cache=True)
+def simulate_dag_greedy(costs, xadj, adj, p, slow, phase, period, freeze):
+    """Greedy list scheduling of a DAG: no worker is idle while a task is ready.
+
+    Ready tasks wait in one FIFO queue; a worker that becomes free takes the
+    oldest ready task at once, without overhead (Graham's list scheduling,
+    whose makespan is at most ``work / p + span`` without noise).
+
+    Returns
+    -------
+    makespan : float
+    busy : float64 (p,)
+    worker : int64 (n,)
+    """
+    n = costs.size
+    indeg = np.zeros(n, dtype=np.int64)
+    for e in range(adj.size):
+        indeg[adj[e]] += 1
+    queue = np.empty(n, dtype=np.int64)
+    qhead = 0
+    qtail = 0
+    for v in range(n):
+        if indeg[v] == 0:
+            queue[qtail] = v
+            qtail += 1
+    idle = np.empty(p, dtype=np.int64)
+    nidle = 0
+    for w in range(p - 1, -1, -1):
+        idle[nidle] = w
+        nidle += 1
+    ht = np.empty(p, dtype=np.float64)
+    hw = np.empty(p, dtype=np.int64)
+    size = 0
+    running = np.full(p, -1, dtype=np.int64)
+    worker = np.full(n, -1, dtype=np.int64)
+    busy = np.zeros(p, dtype=np.float64)
+    ready = np.empty(n, dtype=np.int64)
+    t = 0.0
+    makespan = 0.0
+    while True:
+        while nidle > 0 and qhead < qtail:
+            nidle -= 1
+            w = idle[nidle]
+            u = queue[qhead]
+            qhead += 1
+            running[w] = u
+            worker[u] = w
+            t2 = advance(t, costs[u], slow[w], phase[w], period, freeze)
+            busy[w] += t2 - t
+            size = heap_push(ht, hw, size, t2, w)
+        if size == 0:
+            break
+        t, w, size = heap_pop(ht, hw, size)
+        makespan = max(makespan, t)
+        nready = _complete(running[w], xadj, adj, indeg, ready)
+        running[w] = -1
+        for i in range(nready):
+            queue[qtail] = ready[i]
+            qtail += 1
+        idle[nidle] = w
+        nidle += 1
+    return makespan, busy, worker
