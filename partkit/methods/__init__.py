@@ -16,6 +16,9 @@ METHODS = {
     "block": ("partkit.methods.block", "contiguous blocks of vertices in input order (baseline)"),
     "metis": ("partkit.methods.metis", "METIS 5 k-way through pymetis (needs the 'compare' extra)"),
     "fm": ("partkit.methods.fm", "Fiduccia-Mattheyses from multi-start grown bisections, recursive bisection"),
+    "spectral": ("partkit.methods.spectral", "Fiedler vector (Lanczos or multilevel) split at the weighted median"),
+    "inertial": ("partkit.methods.inertial", "principal axis of the coordinates, weighted median split"),
+    "rcb": ("partkit.methods.rcb", "recursive coordinate bisection along the longest axis"),
 }
 
 DEFAULT_METHOD = "block"

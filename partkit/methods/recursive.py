@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from partkit.errors import InputError
-from partkit.metrics import max_part_weights
+from partkit.metrics import edge_cut, max_part_weights
 from partkit.native.fm import fm_refine
 
 #: Default number of FM passes when refining a bisection.
@@ -167,3 +167,24 @@ def level_imbalance(total, bound, kk):
         return 0.0
     ratio = float(np.min(bound[positive] * kk / total[positive]))
     return max(0.0, ratio ** (1.0 / depth) - 1.0)
+
+
+def prefix_split(graph, values, need):
+    """Bisect by sorting: side 0 is a prefix of the vertices ordered by ``values``.
+
+    The prefix holds the first-constraint weight closest to ``need``; both
+    the ascending and the descending order are tried and the one with the
+    smaller edge cut is returned (a 0/1 int64 array).
+    """
+    best, best_cut = None, None
+    for order in (np.argsort(values, kind="stable"), np.argsort(-np.asarray(values), kind="stable")):
+        cum = np.concatenate([[0], np.cumsum(graph.vwgt[order, 0])])
+        t = min(int(np.searchsorted(cum, need)), graph.n)
+        if t > 0 and need - cum[t - 1] <= cum[t] - need:
+            t -= 1
+        part = np.ones(graph.n, dtype=np.int64)
+        part[order[:t]] = 0
+        cut = edge_cut(graph, part)
+        if best_cut is None or cut < best_cut:
+            best, best_cut = part, cut
+    return best
