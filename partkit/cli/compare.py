@@ -7,7 +7,8 @@ import warnings
 
 from partkit.cli import EXIT_INTERNAL, EXIT_OK
 from partkit.cli._common import print_json
-from partkit.cli.estimate import MODEL_HELP, add_model_arguments, estimate_from_args, format_machine, load_model
+from partkit.cli.estimate import (MODEL_HELP, add_model_arguments, estimate_from_args, format_machine,
+                                  load_model)
 
 
 def register(subparsers):
