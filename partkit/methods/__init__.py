@@ -19,6 +19,7 @@ METHODS = {
     "spectral": ("partkit.methods.spectral", "Fiedler vector (Lanczos or multilevel) split at the weighted median"),
     "inertial": ("partkit.methods.inertial", "principal axis of the coordinates, weighted median split"),
     "rcb": ("partkit.methods.rcb", "recursive coordinate bisection along the longest axis"),
+    "kl": ("partkit.methods.kl", "Kernighan-Lin pair swaps, O(n^2) per pass, recursive bisection"),
 }
 
 DEFAULT_METHOD = "block"
