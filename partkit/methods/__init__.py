@@ -13,6 +13,7 @@ import importlib
 #: Method name -> (module, one-line description). Modules are imported lazily
 #: so that ``partkit --help`` does not compile Numba kernels.
 METHODS = {
+    "multilevel": ("partkit.methods.multilevel", "multilevel k-way: matching/clustering coarsening, LP + k-way FM refinement"),
     "block": ("partkit.methods.block", "contiguous blocks of vertices in input order (baseline)"),
     "metis": ("partkit.methods.metis", "METIS 5 k-way through pymetis (needs the 'compare' extra)"),
     "fm": ("partkit.methods.fm", "Fiduccia-Mattheyses from multi-start grown bisections, recursive bisection"),
@@ -20,9 +21,10 @@ METHODS = {
     "inertial": ("partkit.methods.inertial", "principal axis of the coordinates, weighted median split"),
     "rcb": ("partkit.methods.rcb", "recursive coordinate bisection along the longest axis"),
     "kl": ("partkit.methods.kl", "Kernighan-Lin pair swaps, O(n^2) per pass, recursive bisection"),
+    "labelprop": ("partkit.methods.labelprop", "size-constrained label propagation (PuLP style), direct k-way"),
 }
 
-DEFAULT_METHOD = "block"
+DEFAULT_METHOD = "multilevel"
 
 
 def get_method(name):
