@@ -23,8 +23,8 @@ Lower bounds for a collective on ``N`` nodes with message size ``M``:
 Any algorithm takes at least ``max(latency, bandwidth, bisection)``. The
 AllReduce algorithms modelled (``latency_steps * alpha + bandwidth_factor *
 M / beta``): ring ``2 (N-1)`` steps and factor ``2 (N-1) / N``; double
-binary tree ``2 ceil(log2 N)`` and ``ceil(log2 N)``; recursive
-halving-doubling (Rabenseifner) ``2 log2 N`` and ``2 (N-1) / N`` for a power
+binary tree ``2 ceil(log2 N)`` and ``ceil(log2 N)``; recursive doubling
+``log2 N`` and ``log2 N``; recursive halving-doubling (Rabenseifner) ``2 log2 N`` and ``2 (N-1) / N`` for a power
 of two; bidirectional ring (2 ports) ``N`` and ``1`` for even ``N``.
 
 Step counts are computed with integer arithmetic, never with floating-point
@@ -317,6 +317,21 @@ def double_binary_tree_allreduce(N) -> AlgorithmCost:
     return AlgorithmCost("double binary tree", 2 * depth, depth)
 
 
+def recursive_doubling_allreduce(N) -> AlgorithmCost:
+    """Recursive doubling (butterfly): ``log2 N`` exchanges of the whole vector.
+
+    The latency-optimal algorithm for short messages. For ``N = 2^s``: ``s``
+    steps, factor ``s``. Otherwise the ``N - 2^s`` extra nodes hand their
+    vector to a partner first and get the result back at the end: two more
+    steps of ``M`` bytes each.
+    """
+    N = _check_nodes(N)
+    s = ceil_log(N, 2)
+    if 2 ** s == N:
+        return AlgorithmCost("recursive doubling", s, s)
+    return AlgorithmCost("recursive doubling", (s - 1) + 2, (s - 1) + 2)
+
+
 def recursive_halving_doubling_allreduce(N) -> AlgorithmCost:
     """Recursive halving (ReduceScatter) then doubling (AllGather), Rabenseifner's algorithm.
 
@@ -347,15 +362,17 @@ def allreduce_algorithms(N, ports=1, topology=None) -> list:
     """The AllReduce algorithms that run contention-free with these ports on this topology.
 
     Ring algorithms embed in every topology here (a torus has a Hamiltonian
-    cycle); the bidirectional ring needs 2 usable ports; tree and recursive
-    halving-doubling need ``any_to_any`` (no topology given counts as such).
+    cycle); the bidirectional ring needs 2 usable ports; tree, recursive
+    doubling and recursive halving-doubling need ``any_to_any`` (no
+    topology given counts as such).
     """
     p = effective_ports(ports, topology)
     algorithms = [ring_allreduce(N)]
     if p >= 2 and N > 2:
         algorithms.append(bidirectional_ring_allreduce(N))
     if topology is None or topology.any_to_any:
-        algorithms += [double_binary_tree_allreduce(N), recursive_halving_doubling_allreduce(N)]
+        algorithms += [double_binary_tree_allreduce(N), recursive_doubling_allreduce(N),
+                       recursive_halving_doubling_allreduce(N)]
     return algorithms
 
 

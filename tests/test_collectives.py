@@ -9,7 +9,7 @@ from partkit.collectives import (COLLECTIVES, TOPOLOGIES, allreduce_algorithms, 
                                  best_allreduce, bidirectional_ring_allreduce, bisection_bound,
                                  ceil_log, crossover, dispatch_bound, double_binary_tree_allreduce,
                                  effective_ports, fattree, fully_connected, latency_bound,
-                                 latency_steps, lower_bound, make_topology,
+                                 latency_steps, lower_bound, make_topology, recursive_doubling_allreduce,
                                  recursive_halving_doubling_allreduce, ring, ring_allreduce, torus,
                                  torus_dims)
 
@@ -106,9 +106,13 @@ def test_allreduce_algorithm_costs():
             double_binary_tree_allreduce(8).bandwidth_factor) == (6, 3)
     assert (recursive_halving_doubling_allreduce(8).latency_steps,
             recursive_halving_doubling_allreduce(8).bandwidth_factor) == (6, 14 / 8)
+    assert (recursive_doubling_allreduce(8).latency_steps,
+            recursive_doubling_allreduce(8).bandwidth_factor) == (3, 3)
     # non power of two: 4-node core plus a hand-off in and out
     rhd6 = recursive_halving_doubling_allreduce(6)
     assert (rhd6.latency_steps, rhd6.bandwidth_factor) == (6, 2 * 3 / 4 + 2)
+    rd6 = recursive_doubling_allreduce(6)
+    assert (rd6.latency_steps, rd6.bandwidth_factor) == (4, 4)
     for N in SIZES:  # bidirectional ring: N alpha + M / beta for even N
         bidir = bidirectional_ring_allreduce(N)
         assert bidir.time(1e6, ALPHA, BETA) == pytest.approx(N * ALPHA + 1e6 / BETA)
@@ -119,9 +123,10 @@ def test_algorithms_available_per_topology():
     names = lambda N, p, t: [a.name for a in allreduce_algorithms(N, p, t)]  # noqa: E731
     assert names(16, 1, ring(16)) == ["ring"]
     assert names(16, 2, ring(16)) == ["ring", "bidirectional ring"]
-    assert names(16, 2, fattree(16)) == ["ring", "double binary tree", "recursive halving-doubling"]
+    assert names(16, 2, fattree(16)) == ["ring", "double binary tree", "recursive doubling",
+                                         "recursive halving-doubling"]
     assert names(16, 4, fully_connected(16)) == ["ring", "bidirectional ring", "double binary tree",
-                                                 "recursive halving-doubling"]
+                                                 "recursive doubling", "recursive halving-doubling"]
     assert effective_ports(6, torus((4, 2))) == 3
 
 
@@ -138,6 +143,13 @@ def test_no_algorithm_beats_the_lower_bound():
 
 
 def test_crossover_between_latency_and_bandwidth_optimal():
+    # recursive doubling (3 steps, factor 3) against the ring (14 steps, factor 7/4) on 8 nodes
+    fast, ring8 = recursive_doubling_allreduce(8), ring_allreduce(8)
+    assert crossover(fast, ring8, ALPHA, BETA) == pytest.approx(11 * ALPHA * BETA / 1.25)
+    assert best_allreduce(8, 8, ALPHA, BETA, topology=fattree(8))[0].name == "recursive doubling"
+    # small messages come within 0.1% of the latency bound on a switched network
+    assert fast.time(8, ALPHA, BETA) == pytest.approx(lower_bound("allreduce", 8, 8, ALPHA, BETA).latency,
+                                                      rel=1e-3)
     N = 64
     tree, ring_cost = double_binary_tree_allreduce(N), ring_allreduce(N)
     size = crossover(tree, ring_cost, ALPHA, BETA)

@@ -33,11 +33,12 @@ def test_hand_checked_iteration():
     result = estimate(HAND, PART, alpha=ALPHA, beta=BETA, topology="full")
     assert result.k == 3 and result.ports == 1
     assert result.halo_time == pytest.approx(2.003e-6, rel=1e-12)
-    # 3 nodes, 8 bytes: every algorithm needs 4 steps; the ring moves the fewest bytes
-    assert result.allreduce.name == "ring"
-    assert result.allreduce_time == pytest.approx(4e-6 + (4 / 3) * 1e-9, rel=1e-12)
+    # 3 nodes, 8 bytes: recursive doubling takes 3 steps (hand-off, exchange, hand-back)
+    # of 8 bytes; ring, tree and halving-doubling take 4 steps
+    assert result.allreduce.name == "recursive doubling"
+    assert result.allreduce_time == pytest.approx(3e-6 + 3e-9, rel=1e-12)
     assert result.allreduce_bound.total == pytest.approx(2e-6)  # ceil(log2 3) steps
-    assert result.iteration_time == pytest.approx(2.003e-6 + 2 * (4e-6 + 4e-9 / 3), rel=1e-12)
+    assert result.iteration_time == pytest.approx(2.003e-6 + 2 * 3.003e-6, rel=1e-12)
     assert result.iteration_bound == pytest.approx((4e-6 + 5e-9) / 3 + 4e-6, rel=1e-12)
     two_ports = estimate(HAND, PART, alpha=ALPHA, beta=BETA, topology=fully_connected(3), ports=2)
     assert two_ports.ports == 2 and two_ports.halo_time == pytest.approx(1.002e-6, rel=1e-12)
