@@ -61,14 +61,14 @@ class Hypergraph:
         self.net_ptr = np.ascontiguousarray(net_ptr, dtype=np.int64)
         self.pins = np.ascontiguousarray(pins, dtype=np.int64)
         self.n = int(n)
+        if self.net_ptr.ndim != 1 or self.net_ptr.size == 0 or self.net_ptr[0] != 0 \
+                or self.net_ptr[-1] != self.pins.size or np.any(np.diff(self.net_ptr) < 0):
+            raise InputError(f"{name}: net_ptr must be non-decreasing from 0 to len(pins)")
         nnets = self.net_ptr.size - 1
         self.vwgt = (np.ones(self.n, dtype=np.int64) if vwgt is None
                      else np.ascontiguousarray(vwgt, dtype=np.int64))
         self.net_cost = (np.ones(nnets, dtype=np.int64) if net_cost is None
                          else np.ascontiguousarray(net_cost, dtype=np.int64))
-        if nnets < 0 or self.net_ptr[0] != 0 or self.net_ptr[-1] != self.pins.size \
-                or np.any(np.diff(self.net_ptr) < 0):
-            raise InputError(f"{name}: net_ptr must be non-decreasing from 0 to len(pins)")
         if self.pins.size and (self.pins.min() < 0 or self.pins.max() >= self.n):
             raise InputError(f"{name}: pin out of range [0, {self.n})")
         if self.vwgt.shape != (self.n,) or self.net_cost.shape != (nnets,):

@@ -154,6 +154,10 @@ def test_bad_partitions_are_input_errors():
         net_connectivity(Hypergraph.column_net(HAND), HAND_PART, k=2)
     with pytest.raises(InputError, match="scipy"):
         Hypergraph.column_net(np.eye(3))
+    with pytest.raises(InputError, match="net_ptr"):
+        Hypergraph(3, [], [])
+    with pytest.raises(InputError, match="out of range"):
+        Hypergraph(3, [0, 2], [0, 5])
 
 
 def test_real_matrices(shared_data):
