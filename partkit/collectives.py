@@ -24,8 +24,9 @@ Any algorithm takes at least ``max(latency, bandwidth, bisection)``. The
 AllReduce algorithms modelled (``latency_steps * alpha + bandwidth_factor *
 M / beta``): ring ``2 (N-1)`` steps and factor ``2 (N-1) / N``; double
 binary tree ``2 ceil(log2 N)`` and ``ceil(log2 N)``; recursive doubling
-``log2 N`` and ``log2 N``; recursive halving-doubling (Rabenseifner) ``2 log2 N`` and ``2 (N-1) / N`` for a power
-of two; bidirectional ring (2 ports) ``N`` and ``1`` for even ``N``.
+``log2 N`` and ``log2 N``; recursive halving-doubling (Rabenseifner)
+``2 log2 N`` and ``2 (N-1) / N``, both for a power of two; bidirectional
+ring (2 ports) ``N`` and ``1`` for even ``N``.
 
 Step counts are computed with integer arithmetic, never with floating-point
 logarithms, so they are exact at powers of the base.
