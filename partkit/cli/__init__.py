@@ -27,6 +27,8 @@ COMMANDS = [
     "partkit.cli.compare",
     "partkit.cli.generate",
     "partkit.cli.plot",
+    "partkit.cli.balance",
+    "partkit.cli.repartition",
 ]
 
 

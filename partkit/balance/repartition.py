@@ -1,0 +1,267 @@
+"""Repartitioning: restore balance after vertex weights change, moving little weight.
+
+After mesh refinement (or any change of the per-vertex work), an existing
+partition is unbalanced. Partitioning again from scratch gives a good cut
+but moves most vertices to another process; repartitioning keeps most
+vertices where they are. As in ParMETIS ``AdaptiveRepart`` the trade-off is
+one number, ``itr``: the objective is
+
+    itr * edge_cut + migration
+
+where ``migration`` is the total ``vsize`` of the vertices whose part
+changed (``vsize`` defaults to the new vertex weight, the data a vertex
+carries). A large ``itr`` (ParMETIS recommends 1000 when unknown) favours a
+small cut; a small one favours little migration.
+
+Strategies
+----------
+``diffusion``
+    Solve the diffusion equation ``L x = w - w_avg`` on the quotient graph of
+    the parts (``L`` its Laplacian): ``x_a - x_b`` is the weight part ``a``
+    sends to neighbour part ``b``, the flow with the smallest 2-norm that
+    balances the load (Hu and Blake). Boundary vertices move along the flow,
+    best gain first; then overweight parts shed vertices to neighbours with
+    room, and a greedy refinement improves ``itr * cut + migration`` without
+    breaking the balance.
+``remap``
+    Partition from scratch with the new weights, relabel the new parts to
+    maximise the weight that stays in place (an assignment problem), then
+    run the same refinement.
+``auto``
+    Both; keep the one with the lower objective (what ParMETIS does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from partkit.errors import InputError
+from partkit.graph import Graph
+from partkit.metrics import (check_partition, edge_cut, imbalance, is_balanced, max_part_weights,
+                             part_weights)
+from partkit.native.balance_repart import balance_moves, flow_moves, refine_migration
+
+STRATEGIES = ("diffusion", "remap", "auto")
+
+#: Upper limits on the passes of the kernels (each pass is O(m)).
+FLOW_PASSES = 200
+BALANCE_PASSES = 50
+REFINE_PASSES = 10
+
+
+@dataclass
+class RepartitionResult:
+    """A partition with its cut, migration and balance.
+
+    Attributes
+    ----------
+    part : numpy.ndarray of int64
+    k : int
+    cut : int
+        Edge cut.
+    migration : int
+        Total ``vsize`` of the vertices whose part changed.
+    moved : int
+        Number of vertices whose part changed.
+    imbalance : float
+        Max part weight / average - 1 (worst constraint), with the new weights.
+    strategy : str
+    """
+
+    part: np.ndarray
+    k: int
+    cut: int
+    migration: int
+    moved: int
+    imbalance: float
+    strategy: str
+
+    def objective(self, itr) -> float:
+        """``itr * cut + migration``."""
+        return itr * self.cut + self.migration
+
+    def to_dict(self) -> dict:
+        return {"strategy": self.strategy, "k": self.k, "cut": self.cut,
+                "migration": self.migration, "moved": self.moved, "imbalance": self.imbalance}
+
+
+def migration_volume(old, new, vsize) -> tuple[int, int]:
+    """Total ``vsize`` and number of the vertices whose part differs between ``old`` and ``new``."""
+    changed = np.asarray(old) != np.asarray(new)
+    return int(np.asarray(vsize)[changed].sum()), int(changed.sum())
+
+
+def relabel_to_match(old, new, k, vsize) -> np.ndarray:
+    """Rename the parts of ``new`` so that as much ``vsize`` as possible keeps its old part id.
+
+    Solves the assignment problem on the ``k x k`` overlap matrix (Hungarian
+    algorithm), the "remap" step of scratch-remap repartitioning.
+    """
+    overlap = np.zeros((k, k), dtype=np.float64)
+    np.add.at(overlap, (np.asarray(new), np.asarray(old)), np.asarray(vsize, dtype=np.float64))
+    rows, cols = linear_sum_assignment(overlap, maximize=True)
+    mapping = np.empty(k, dtype=np.int64)
+    mapping[rows] = cols
+    return mapping[new]
+
+
+def with_weights(graph, vwgt):
+    """``graph`` with its vertex weights replaced by ``vwgt`` (shape (n,) or (n, ncon)), checked."""
+    if vwgt is None:
+        return graph
+    vwgt = np.asarray(vwgt)
+    if vwgt.ndim == 1:
+        vwgt = vwgt.reshape(-1, 1)
+    if vwgt.ndim != 2 or vwgt.shape[0] != graph.n:
+        raise InputError(f"{graph.name}: new vertex weights have {vwgt.shape[0] if vwgt.ndim else 0} "
+                         f"rows for {graph.n} vertices")
+    if vwgt.size and vwgt.dtype.kind not in "iu":
+        raise InputError(f"{graph.name}: vertex weights must be integers")
+    if vwgt.size and vwgt.min() < 0:
+        raise InputError(f"{graph.name}: negative vertex weight {int(vwgt.min())}")
+    return Graph(graph.xadj, graph.adjncy, vwgt.astype(np.int64), graph.adjwgt, graph.coords,
+                 name=graph.name, validate=False)
+
+
+def _quotient_adjacency(graph, part, k):
+    src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.xadj))
+    dst = part[graph.adjncy]
+    crossing = part[src] != dst
+    adjacency = np.zeros((k, k), dtype=bool)
+    adjacency[part[src[crossing]], dst[crossing]] = True
+    return adjacency
+
+
+def diffusion_flow(graph, part, k) -> np.ndarray:
+    """The balancing flow between neighbouring parts (constraint 0), shape ``(k, k)``.
+
+    ``flow[a, b] = x_a - x_b`` for neighbour parts, with ``L x = w - w_avg``
+    solved in the least-squares sense on the quotient graph (exactly when it
+    is connected): the flow of least 2-norm whose net outflow from every
+    part is its excess weight.
+    """
+    adjacency = _quotient_adjacency(graph, part, k).astype(np.float64)
+    weights = part_weights(graph, part, k)[:, 0].astype(np.float64)
+    excess = weights - weights.sum() / k
+    laplacian = np.diag(adjacency.sum(axis=1)) - adjacency
+    x = np.linalg.lstsq(laplacian, excess, rcond=None)[0]
+    return adjacency * (x[:, None] - x[None, :])
+
+
+def _result(graph, home, part, k, vsize, strategy):
+    migration, moved = migration_volume(home, part, vsize)
+    imb = imbalance(graph, part, k)
+    return RepartitionResult(part, k, edge_cut(graph, part), migration, moved,
+                             float(imb.max()) if imb.size else 0.0, strategy)
+
+
+def _ranking(graph, k, imbalance_bound, itr):
+    def key(result):
+        return (not is_balanced(graph, result.part, k, imbalance_bound), result.objective(itr))
+    return key
+
+
+def _improve(graph, home, part, k, vsize, bound, itr, seed, flow=None):
+    """Flow moves (optional), balancing moves and refinement, in place on ``part``."""
+    pw = part_weights(graph, part, k)
+    args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, home, vsize, pw)
+    if flow is not None:
+        flow_moves(*args, flow, float(itr), FLOW_PASSES)
+    balance_moves(*args, bound, float(itr), BALANCE_PASSES)
+    order = np.random.default_rng(seed).permutation(graph.n).astype(np.int64)
+    refine_migration(*args, bound, float(itr), order, REFINE_PASSES)
+    return part
+
+
+def scratch_method():
+    """The method used to partition from scratch: ``multilevel`` when available, else ``metis``."""
+    from partkit.methods import METHODS
+
+    return "multilevel" if "multilevel" in METHODS else "metis"
+
+
+def partition_from_scratch(graph, part, k, *, vwgt=None, imbalance=0.03, method=None, seed=0,
+                           vsize=None, relabel=True) -> RepartitionResult:
+    """Partition again with the new weights, ignoring the old partition (for comparison).
+
+    Parameters
+    ----------
+    relabel : bool, default True
+        Rename the new parts to maximise the weight that keeps its old part
+        id (:func:`relabel_to_match`); without it, part ids are arbitrary and
+        nearly everything counts as migrated.
+    """
+    from partkit.api import partition
+
+    graph = with_weights(graph, vwgt)
+    home = check_partition(graph, part, k)
+    vsize = graph.vwgt[:, 0] if vsize is None else np.asarray(vsize, dtype=np.int64)
+    new = partition(graph, k, method or scratch_method(), imbalance=imbalance, seed=seed)
+    if relabel:
+        new = relabel_to_match(home, new, k, vsize)
+    return _result(graph, home, new, k, vsize, "scratch" + ("+relabel" if relabel else ""))
+
+
+def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, vsize=None,
+                strategy="diffusion", method=None, seed=0) -> RepartitionResult:
+    """Rebalance ``part`` for new vertex weights, keeping the cut and the migration low.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    part : array_like of int, shape (n,)
+        The current partition.
+    vwgt : array_like of int, shape (n,) or (n, ncon), optional
+        The new vertex weights (default: ``graph.vwgt``). Every constraint is
+        balanced; the diffusion flow uses the first.
+    k : int, optional
+        Number of parts (default ``max(part) + 1``).
+    imbalance : float, default 0.03
+        Allowed imbalance, as in :func:`partkit.partition`.
+    itr : float, default 1000
+        Weight of the edge cut against the migration volume in the objective
+        ``itr * cut + migration``.
+    vsize : array_like of int, shape (n,), optional
+        Migration cost per vertex (default: the first new weight).
+    strategy : {"diffusion", "remap", "auto"}
+    method : str, optional
+        Partitioning method for ``remap``/``auto`` (default :func:`scratch_method`).
+    seed : int
+
+    Returns
+    -------
+    RepartitionResult
+        ``imbalance`` may exceed the bound only when no partition can meet it
+        (a vertex heavier than the bound).
+    """
+    graph = with_weights(graph, vwgt)
+    home = check_partition(graph, part)
+    if k is None:
+        k = int(home.max()) + 1 if home.size else 1
+    home = check_partition(graph, home, k)
+    if not (0 <= imbalance < 10) or not np.isfinite(imbalance):
+        raise InputError(f"imbalance must be in [0, 10), got {imbalance}")
+    if not (itr >= 0) or not np.isfinite(itr):
+        raise InputError(f"itr must be a non-negative number, got {itr}")
+    if strategy not in STRATEGIES:
+        raise InputError(f"unknown strategy {strategy!r}; available: {', '.join(STRATEGIES)}")
+    vsize = graph.vwgt[:, 0].copy() if vsize is None else np.asarray(vsize, dtype=np.int64)
+    if vsize.shape != (graph.n,) or (vsize.size and vsize.min() < 0):
+        raise InputError(f"{graph.name}: vsize must be {graph.n} non-negative integers")
+    bound = max_part_weights(graph, k, imbalance)
+    candidates = []
+    if strategy in ("diffusion", "auto"):
+        part = home.copy()
+        flow = diffusion_flow(graph, part, k)
+        _improve(graph, home, part, k, vsize, bound, itr, seed, flow)
+        candidates.append(_result(graph, home, part, k, vsize, "diffusion"))
+    if strategy in ("remap", "auto"):
+        scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method,
+                                         seed=seed, vsize=vsize)
+        part = scratch.part.copy()
+        _improve(graph, home, part, k, vsize, bound, itr, seed)
+        candidates.append(_result(graph, home, part, k, vsize, "remap"))
+    return min(candidates, key=_ranking(graph, k, imbalance, itr))

@@ -1,0 +1,87 @@
+"""``partkit repartition``: rebalance a partition after the vertex weights changed."""
+
+from __future__ import annotations
+
+import sys
+
+from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
+from partkit.cli._common import add_graph_arguments, load_graph, print_json
+
+
+def register(subparsers):
+    """Add the ``repartition`` subcommand."""
+    parser = subparsers.add_parser(
+        "repartition", help="rebalance a partition for new vertex weights, moving little data",
+        description="Restore the balance of an existing partition after the vertex weights "
+                    "changed (as after mesh refinement), keeping the edge cut and the migration "
+                    "volume (weight of the vertices that change part) low. The objective is "
+                    "ITR * cut + migration, as in ParMETIS AdaptiveRepart.")
+    add_graph_arguments(parser)
+    parser.add_argument("partfile", metavar="PARTFILE", help="current partition, one part id per line")
+    parser.add_argument("--weights", "-w", metavar="W", required=True,
+                        help="new vertex weights: one line per vertex with 1 or more integers "
+                             "(optional 'n [ncon]' header line, %% or # comments)")
+    parser.add_argument("-k", "--parts", dest="k", type=int,
+                        help="number of parts (default: largest part id + 1)")
+    parser.add_argument("--imbalance", type=float, default=0.03,
+                        help="allowed imbalance (default 0.03)")
+    parser.add_argument("--itr", type=float, default=1000.0,
+                        help="weight of the cut against the migration volume (default 1000)")
+    parser.add_argument("--strategy", choices=["diffusion", "remap", "auto"], default="diffusion",
+                        help="diffusion (default), scratch-remap, or the better of both")
+    parser.add_argument("--compare", action="store_true",
+                        help="also partition from scratch (relabelled to maximise overlap) and "
+                             "report its cut and migration")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="new partition file (default PARTFILE.repart)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    """Read the inputs, repartition, write the partition, print the metrics."""
+    from partkit.balance.repartition import (partition_from_scratch, repartition,
+                                             scratch_method, with_weights)
+    from partkit.balance.weightsio import read_vertex_weights
+    from partkit.errors import InputError
+    from partkit.io import read_partition, write_partition
+    from partkit.metrics import edge_cut, is_balanced
+
+    graph = load_graph(args)
+    weights = read_vertex_weights(args.weights, graph.n)
+    old = read_partition(args.partfile, graph.n, args.k)
+    k = args.k if args.k is not None else int(old.max()) + 1
+    if not 1 <= k <= graph.n:
+        raise InputError(f"k must be between 1 and n={graph.n}, got {k}")
+    result = repartition(graph, old, weights, k, imbalance=args.imbalance, itr=args.itr,
+                         strategy=args.strategy, seed=args.seed)
+    weighted = with_weights(graph, weights)
+    balanced = is_balanced(weighted, result.part, k, args.imbalance)
+    output = args.output or f"{args.partfile}.repart"
+    write_partition(output, result.part)
+    payload = {"file": args.file, "n": graph.n, "k": k, "old_cut": edge_cut(graph, old),
+               **result.to_dict(), "objective": result.objective(args.itr), "itr": args.itr,
+               "balanced": balanced, "output": output}
+    if args.compare:
+        scratch = partition_from_scratch(graph, old, k, vwgt=weights, imbalance=args.imbalance,
+                                         seed=args.seed)
+        payload["scratch"] = {**scratch.to_dict(), "method": scratch_method(),
+                              "objective": scratch.objective(args.itr)}
+    if args.json:
+        print_json(payload)
+    else:
+        print(f"{graph.name}: n={graph.n} k={k} strategy={result.strategy} itr={args.itr:g}")
+        print(f"  cut {result.cut} (was {payload['old_cut']})  migration {result.migration} "
+              f"({result.moved} vertices moved)  imbalance {result.imbalance:.4f}")
+        if args.compare:
+            s = payload["scratch"]
+            print(f"  from scratch ({s['method']}, parts relabelled to maximise overlap): "
+                  f"cut {s['cut']}  migration {s['migration']} ({s['moved']} moved)  "
+                  f"imbalance {s['imbalance']:.4f}")
+        print(f"  wrote {output}")
+    if not balanced:
+        print(f"partkit: warning: the new partition exceeds the balance bound (imbalance "
+              f"{result.imbalance:.4f} > {args.imbalance})", file=sys.stderr)
+        return EXIT_INFEASIBLE
+    return EXIT_OK
