@@ -1,6 +1,6 @@
 """Kernighan-Lin bisection, extended to k parts by recursive bisection.
 
-Every bisection starts from an initial split (greedy graph growing by
+Every bisection starts from an initial split (breadth-first growing by
 default, or random as in the original method; see
 :func:`partkit.methods.fm.initial_bisection`) and is
 improved by KL pair-swap passes (:func:`partkit.native.kl.kl_refine`).
@@ -26,7 +26,7 @@ from partkit.native.kl import kl_refine
 MAX_VERTICES = 20_000
 
 
-def partition(graph, k, *, imbalance=0.03, seed=0, init="greedy", npasses=10,
+def partition(graph, k, *, imbalance=0.03, seed=0, init="bfs", npasses=10,
               max_vertices=MAX_VERTICES, refine=None):
     """Partition ``graph`` into ``k`` parts by recursive Kernighan-Lin bisection.
 
@@ -36,7 +36,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, init="greedy", npasses=10,
     k : int
     imbalance : float
     seed : int
-    init : {"greedy", "bfs", "random"}
+    init : {"bfs", "greedy", "random"}
         Initial bisection (see :func:`partkit.methods.fm.initial_bisection`);
         "random" is the original KL setting but needs many more passes.
     npasses : int

@@ -15,19 +15,18 @@ Both objectives keep every part within the balance bound on every
 constraint (a move that would overfill a part is never made; a vertex in
 an overfull part leaves for the best part with room). Vertices are visited
 in a fresh random order every sweep and ties are broken at random, all
-from ``seed``. This is a direct k-way method; ``refine`` must be None.
+from ``seed``. This is a direct k-way method (no ``refine`` option).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from partkit.errors import InputError
 from partkit.metrics import max_part_weights
 from partkit.native.labelprop import grow_regions, label_sizes, lp_sweep
 
 
-def partition(graph, k, *, imbalance=0.03, seed=0, rounds=3, balance_sweeps=2, cut_sweeps=6, refine=None):
+def partition(graph, k, *, imbalance=0.03, seed=0, rounds=3, balance_sweeps=2, cut_sweeps=6):
     """Partition ``graph`` into ``k`` parts by size-constrained label propagation.
 
     Parameters
@@ -41,16 +40,11 @@ def partition(graph, k, *, imbalance=0.03, seed=0, rounds=3, balance_sweeps=2, c
     balance_sweeps, cut_sweeps : int
         Sweeps per round with each objective; a round's cut sweeps stop early
         when a sweep moves nothing.
-    refine : None
-        Accepted for the common interface; label propagation is k-way, so FM
-        bisection refinement does not apply.
 
     Returns
     -------
     numpy.ndarray of int64
     """
-    if refine not in (None, "none"):
-        raise InputError("labelprop is a direct k-way method; refine applies only to bisection methods")
     rng = np.random.default_rng(seed)
     bound = max_part_weights(graph, k, imbalance)
     labels = initial_regions(graph, k, bound[0], int(rng.integers(2**31 - 1)))

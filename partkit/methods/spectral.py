@@ -16,7 +16,9 @@ the weighted graph Laplacian ``L = D - A``. Two solvers:
 Disconnected graphs are handled component by component
 (:func:`scipy.sparse.csgraph.connected_components`): whole components are
 packed onto side 0 largest first while they fit; the first one that does
-not fit is cut by its own Fiedler vector to fill side 0 exactly. The split
+not fit is set aside, the smaller ones after it are packed while they fit,
+and the set-aside component is cut by its own Fiedler vector to fill side
+0 exactly. The split
 point is the weighted median (first constraint) at the requested fraction,
 taken from whichever end of the sorted vector gives the smaller cut.
 k parts come from recursive bisection; ``refine="fm"`` refines every split
@@ -187,14 +189,19 @@ def spectral_split(graph, fraction0, seed, multilevel=None):
     if ncomp == 1:
         return prefix_split(graph, fiedler_vector(graph, seed, multilevel), need)
     cw = np.bincount(comp, weights=w, minlength=ncomp)
-    cut_comp = -1
-    for c in np.argsort(-cw, kind="stable"):
-        if cw[c] <= need + 1e-9:
-            part[comp == c] = 0
-            need -= cw[c]
-        elif cut_comp == -1:
-            cut_comp = c
-    if cut_comp != -1 and need > 0:
+    order = np.argsort(-cw, kind="stable")
+    take = np.zeros(ncomp, dtype=bool)
+    fits = int(np.searchsorted(np.cumsum(cw[order]), need + 1e-9, side="right"))
+    take[order[:fits]] = True
+    need -= cw[order[:fits]].sum()
+    if fits < ncomp:
+        cut_comp = order[fits]
+        rest = order[fits + 1:]
+        more = int(np.searchsorted(np.cumsum(cw[rest]), need + 1e-9, side="right"))
+        take[rest[:more]] = True
+        need -= cw[rest[:more]].sum()
+    part[take[comp]] = 0
+    if fits < ncomp and need > 0:
         ids = np.flatnonzero(comp == cut_comp)
         sub = graph.subgraph(ids)
         part[ids] = prefix_split(sub, fiedler_vector(sub, seed, multilevel), need)

@@ -71,54 +71,61 @@ def kl_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses):
     if n < 2:
         return cut
     wto = np.zeros(n, dtype=np.int64)
-    locked = np.zeros(n, dtype=np.bool_)
     tried = np.full(n, -1, dtype=np.int64)
+    free = np.empty((2, n), dtype=np.int64)  # unlocked vertices of each side
+    pos = np.empty(n, dtype=np.int64)
+    nfree = np.zeros(2, dtype=np.int64)
     swaps = np.empty((n // 2 + 1, 2), dtype=np.int64)
     for _ in range(npasses):
+        nfree[:] = 0
         for v in range(n):
             d[v] = ed[v] - d[v]
+            s = part[v]
+            pos[v] = nfree[s]
+            free[s, nfree[s]] = v
+            nfree[s] += 1
         pw = side_weights(vwgt, part)
-        locked[:] = False
         tried[:] = -1
         total = 0
         best_total = 0
         nbest = 0
         nswaps = 0
-        while True:
-            maxb = np.iinfo(np.int64).min
-            for v in range(n):
-                if part[v] == 1 and not locked[v] and d[v] > maxb:
-                    maxb = d[v]
-            if maxb == np.iinfo(np.int64).min:
-                break
+        while nfree[0] > 0 and nfree[1] > 0:
+            maxb = d[free[1, 0]]
+            for i in range(1, nfree[1]):
+                maxb = max(maxb, d[free[1, i]])
             best_a = -1
             best_b = -1
             best_gain = 0
             while True:
                 a = -1
-                for v in range(n):
-                    if part[v] == 0 and not locked[v] and tried[v] != nswaps and (a == -1 or d[v] > d[a]):
+                for i in range(nfree[0]):
+                    v = free[0, i]
+                    if tried[v] != nswaps and (a == -1 or d[v] > d[a]):
                         a = v
                 if a == -1 or (best_a != -1 and d[a] + maxb <= best_gain):
                     break
                 tried[a] = nswaps
                 for j in range(xadj[a], xadj[a + 1]):
                     wto[adjncy[j]] = adjwgt[j]
-                for b in range(n):
-                    if part[b] == 1 and not locked[b]:
-                        g = d[a] + d[b] - 2 * wto[b]
-                        if (best_a == -1 or g > best_gain) and _swap_fits(pw, maxw, vwgt, a, b):
-                            best_a = a
-                            best_b = b
-                            best_gain = g
+                for i in range(nfree[1]):
+                    b = free[1, i]
+                    g = d[a] + d[b] - 2 * wto[b]
+                    if (best_a == -1 or g > best_gain) and _swap_fits(pw, maxw, vwgt, a, b):
+                        best_a = a
+                        best_b = b
+                        best_gain = g
                 for j in range(xadj[a], xadj[a + 1]):
                     wto[adjncy[j]] = 0
             if best_a == -1:
                 break
+            for side, v in ((0, best_a), (1, best_b)):
+                last = free[side, nfree[side] - 1]
+                free[side, pos[v]] = last
+                pos[last] = pos[v]
+                nfree[side] -= 1
             _flip(xadj, adjncy, adjwgt, part, d, best_a)
             _flip(xadj, adjncy, adjwgt, part, d, best_b)
-            locked[best_a] = True
-            locked[best_b] = True
             for c in range(vwgt.shape[1]):
                 pw[0, c] += vwgt[best_b, c] - vwgt[best_a, c]
                 pw[1, c] += vwgt[best_a, c] - vwgt[best_b, c]
