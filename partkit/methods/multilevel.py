@@ -40,7 +40,7 @@ from partkit.native.contraction import compact_labels, contract
 from partkit.native.fm import fm_refine
 from partkit.native.kway_balance import rebalance
 from partkit.native.kway_fm import kway_fm_refine
-from partkit.native.kway_refine import edge_cut, label_propagation_refine, part_weights
+from partkit.native.kway_refine import boundary_vertices, edge_cut, label_propagation_refine, part_weights
 from partkit.native.matching import heavy_edge_matching, matching_to_cmap, two_hop_matching
 
 #: Parameters of each preset.
@@ -50,11 +50,15 @@ from partkit.native.matching import heavy_edge_matching, matching_to_cmap, two_h
 #: ``bisect_fm_passes``: 2-way FM passes per level of a bisection;
 #: ``lp_rounds``: label-propagation sweeps per level;
 #: ``fm_passes``: k-way FM passes per level;
+#: ``init_runs``: recursive bisections of the coarsest graph, the best is kept;
 #: ``vcycles``: extra V-cycles after the first multilevel run.
 PRESETS = {
-    "fast": dict(coarse_per_part=20, init_tries=2, bisect_fm_passes=2, lp_rounds=2, fm_passes=1, vcycles=0),
-    "default": dict(coarse_per_part=30, init_tries=4, bisect_fm_passes=4, lp_rounds=4, fm_passes=3, vcycles=0),
-    "strong": dict(coarse_per_part=60, init_tries=10, bisect_fm_passes=8, lp_rounds=6, fm_passes=8, vcycles=3),
+    "fast": dict(coarse_per_part=20, init_tries=2, bisect_fm_passes=2, lp_rounds=2, fm_passes=1, init_runs=1,
+                 vcycles=0),
+    "default": dict(coarse_per_part=160, init_tries=4, bisect_fm_passes=4, lp_rounds=4, fm_passes=3, init_runs=1,
+                    vcycles=0),
+    "strong": dict(coarse_per_part=60, init_tries=10, bisect_fm_passes=8, lp_rounds=6, fm_passes=8, init_runs=4,
+                   vcycles=3),
 }
 
 COARSENINGS = ("matching", "clustering")
@@ -111,7 +115,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     def bisect(sub, fraction0, eps, bseed):
         return multilevel_bisection(sub, fraction0, eps, bseed, params)
 
-    part = recursive_bisection(coarsest, k, bisect, imbalance=imbalance, seed=int(rng.integers(2**31 - 1)))
+    part = initial_partition(coarsest, k, bisect, imbalance, maxw, params, rng)
     part = uncoarsen(levels, coarsest, part, maxw, params, rng, say)
     best_cut = edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part)
     for cycle in range(params["vcycles"]):
@@ -119,6 +123,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         levels, coarsest = coarsen(graph, coarsest_size, rng, coarsening=coarsening, group=part, say=say)
         coarse_part = np.empty(coarsest.n, dtype=np.int64)
         coarse_part[_compose(levels)] = part
+        refine_kway(coarsest, coarse_part, maxw, params, rng)
         candidate = uncoarsen(levels, coarsest, coarse_part, maxw, params, rng, say)
         cut = edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, candidate)
         if cut <= best_cut and _balanced(graph, candidate, maxw) >= _balanced(graph, part, maxw):
@@ -205,9 +210,23 @@ def _coarse_map(g, maxvw, group, coarsening, rng):
     return compact_labels(labels)
 
 
+def initial_partition(coarsest, k, bisect, imbalance, maxw, params, rng):
+    """Best of ``init_runs`` refined recursive bisections of the coarsest graph.
+
+    Runs are ranked balanced first, then by cut.
+    """
+    best, best_key = None, None
+    for _ in range(params["init_runs"]):
+        part = recursive_bisection(coarsest, k, bisect, imbalance=imbalance, seed=int(rng.integers(2**31 - 1)))
+        refine_kway(coarsest, part, maxw, params, rng)
+        key = (not _balanced(coarsest, part, maxw), edge_cut(coarsest.xadj, coarsest.adjncy, coarsest.adjwgt, part))
+        if best_key is None or key < best_key:
+            best, best_key = part, key
+    return best
+
+
 def uncoarsen(levels, coarsest, part, maxw, params, rng, say=_quiet):
-    """Refine ``part`` on the coarsest graph, then project and refine on every finer level."""
-    refine_kway(coarsest, part, maxw, params, rng)
+    """Project ``part`` from the coarsest graph and refine it on every finer level."""
     for depth in range(len(levels) - 1, -1, -1):
         fine, cmap = levels[depth]
         say(f"refining level {depth}: {fine.n} vertices")
@@ -222,10 +241,16 @@ def refine_kway(g, part, maxw, params, rng):
     pw = part_weights(g.vwgt, part, k)
     if np.any(pw > maxw):
         rebalance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, 20)
-    order = rng.permutation(g.n).astype(np.int64)
-    label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, params["lp_rounds"])
+    label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, _shuffled_boundary(g, part, rng),
+                             params["lp_rounds"])
     max_bad = max(50, min(1000, g.n // 100))
-    kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, params["fm_passes"], max_bad)
+    kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, _shuffled_boundary(g, part, rng),
+                   params["fm_passes"], max_bad)
+
+
+def _shuffled_boundary(g, part, rng):
+    boundary = boundary_vertices(g.xadj, g.adjncy, part)
+    return boundary[rng.permutation(boundary.size)]
 
 
 def multilevel_bisection(graph, fraction0, imbalance, seed, params):

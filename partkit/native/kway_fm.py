@@ -11,11 +11,11 @@ import numpy as np
 from numba import njit
 
 from partkit.native.kway_heap import heap_clear, heap_push, heap_remove
-from partkit.native.kway_refine import best_move, move_vertex
+from partkit.native.kway_refine import best_move, boundary_vertices, move_vertex
 
 
 @njit(cache=True)
-def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, order, npasses, max_bad_moves):
+def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad_moves):
     """Refine ``part`` in place by k-way FM passes; returns the total cut reduction.
 
     Parameters
@@ -29,8 +29,10 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, order, npasses, m
     maxw : int64 array, shape (k, ncon)
         Bound on every part; only moves that respect it are made, so a
         balanced partition stays balanced.
-    order : int64 array, shape (n,)
-        Order in which vertices enter the queue (breaks ties between equal gains).
+    candidates : int64 array
+        Vertices queued in the first pass, in this order (the shuffled
+        boundary vertices; the order breaks ties between equal gains).
+        Later passes queue the boundary vertices of their starting partition.
     npasses : int
         Maximum number of passes.
     max_bad_moves : int
@@ -47,10 +49,12 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, order, npasses, m
     moved_v = np.empty(n, dtype=np.int64)
     moved_from = np.empty(n, dtype=np.int64)
     total = 0
-    for _ in range(npasses):
+    for npass in range(npasses):
+        if npass > 0:
+            candidates = boundary_vertices(xadj, adjncy, part)
         size = 0
-        for idx in range(n):
-            v = order[idx]
+        for idx in range(candidates.size):
+            v = candidates[idx]
             target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target >= 0:
                 size = heap_push(heap, key, pos, size, v, gain)

@@ -86,27 +86,35 @@ def move_vertex(vwgt, part, pw, v, to):
 
 
 @njit(cache=True)
-def label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, order, rounds):
+def label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, rounds):
     """Greedy boundary refinement: move vertices to the best adjacent part.
 
     A vertex moves when the move reduces the cut, or keeps it and leaves the
     source part heavier than the target afterwards (evening out the load).
-    Sweeps in ``order`` until a sweep moves nothing or ``rounds`` sweeps ran.
+    The first sweep visits ``candidates`` (usually the shuffled boundary
+    vertices); every later sweep visits the neighbours of the vertices that
+    moved in the previous one. Stops when a sweep moves nothing or after
+    ``rounds`` sweeps.
 
     Returns
     -------
     int
         Total cut reduction.
     """
+    n = xadj.size - 1
     k = pw.shape[0]
+    ncon = vwgt.shape[1]
     conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
-    ncon = vwgt.shape[1]
+    queued = np.zeros(n, dtype=np.bool_)
+    current = candidates.copy()
+    following = np.empty(n, dtype=np.int64)
     improvement = 0
     for _ in range(rounds):
-        moved = 0
-        for idx in range(order.size):
-            v = order[idx]
+        nnext = 0
+        for idx in range(current.size):
+            v = current[idx]
+            queued[v] = False
             target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target < 0 or gain < 0:
                 continue
@@ -121,10 +129,34 @@ def label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, order, 
                     continue
             move_vertex(vwgt, part, pw, v, target)
             improvement += gain
-            moved += 1
-        if moved == 0:
+            for e in range(xadj[v], xadj[v + 1]):
+                u = adjncy[e]
+                if not queued[u]:
+                    queued[u] = True
+                    following[nnext] = u
+                    nnext += 1
+        if nnext == 0:
             break
+        for idx in range(nnext):
+            queued[following[idx]] = False
+        current = following[:nnext].copy()
     return improvement
+
+
+@njit(cache=True)
+def boundary_vertices(xadj, adjncy, part):
+    """Vertices with a neighbour in another part, in increasing order."""
+    n = xadj.size - 1
+    out = np.empty(n, dtype=np.int64)
+    nb = 0
+    for v in range(n):
+        p = part[v]
+        for e in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[e]] != p:
+                out[nb] = v
+                nb += 1
+                break
+    return out[:nb].copy()
 
 
 @njit(cache=True)
