@@ -19,7 +19,8 @@ Strategies
     Solve the diffusion equation ``L x = w - w_avg`` on the quotient graph of
     the parts (``L`` its Laplacian): ``x_a - x_b`` is the weight part ``a``
     sends to neighbour part ``b``, the flow with the smallest 2-norm that
-    balances the load (Hu and Blake). Boundary vertices move along the flow,
+    balances the load (Hu and Blake; with several constraints the load
+    combines them, see :func:`vertex_load`). Boundary vertices move along the flow,
     best gain first; then overweight parts shed vertices to neighbours with
     room, and a greedy refinement improves ``itr * cut + migration`` without
     breaking the balance.
@@ -47,7 +48,6 @@ from partkit.native.balance_repart import balance_moves, flow_moves, refine_migr
 STRATEGIES = ("diffusion", "remap", "auto")
 
 #: Upper limits on the passes of the kernels (each pass is O(m)).
-FLOW_PASSES = 200
 BALANCE_PASSES = 50
 REFINE_PASSES = 10
 
@@ -135,16 +135,25 @@ def _quotient_adjacency(graph, part, k):
     return adjacency
 
 
-def diffusion_flow(graph, part, k) -> np.ndarray:
-    """The balancing flow between neighbouring parts (constraint 0), shape ``(k, k)``.
+def vertex_load(graph) -> np.ndarray:
+    """One load per vertex for the diffusion: the weights summed over constraints,
+    each constraint scaled to the total of the first (just the weight when ``ncon = 1``)."""
+    totals = graph.vwgt.sum(axis=0).astype(np.float64)
+    scale = np.divide(totals[0], totals, out=np.zeros_like(totals), where=totals > 0)
+    return graph.vwgt @ scale if graph.ncon > 1 else graph.vwgt[:, 0].astype(np.float64)
+
+
+def diffusion_flow(graph, part, k, load=None) -> np.ndarray:
+    """The balancing flow between neighbouring parts, shape ``(k, k)``.
 
     ``flow[a, b] = x_a - x_b`` for neighbour parts, with ``L x = w - w_avg``
     solved in the least-squares sense on the quotient graph (exactly when it
     is connected): the flow of least 2-norm whose net outflow from every
-    part is its excess weight.
+    part is its excess load. ``load`` defaults to :func:`vertex_load`.
     """
+    load = vertex_load(graph) if load is None else load
     adjacency = _quotient_adjacency(graph, part, k).astype(np.float64)
-    weights = part_weights(graph, part, k)[:, 0].astype(np.float64)
+    weights = np.bincount(part, weights=load, minlength=k)
     excess = weights - weights.sum() / k
     laplacian = np.diag(adjacency.sum(axis=1)) - adjacency
     x = np.linalg.lstsq(laplacian, excess, rcond=None)[0]
@@ -169,7 +178,7 @@ def _improve(graph, home, part, k, vsize, bound, itr, seed, flow=None):
     pw = part_weights(graph, part, k)
     args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, home, vsize, pw)
     if flow is not None:
-        flow_moves(*args, flow, float(itr), FLOW_PASSES)
+        flow_moves(*args, vertex_load(graph), flow, float(itr))
     balance_moves(*args, bound, float(itr), BALANCE_PASSES)
     order = np.random.default_rng(seed).permutation(graph.n).astype(np.int64)
     refine_migration(*args, bound, float(itr), order, REFINE_PASSES)

@@ -71,15 +71,66 @@ def _move(v, a, b, vwgt, pw, part):
 
 
 @njit(cache=True)
-def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, flow, itr, max_passes):
-    """Move boundary vertices along a diffusion flow between parts.
+def _push(keys, verts, targets, stamps, size, g, v, b, stamp):
+    """Push an entry on the max-heap (growing the arrays when full); returns arrays and size."""
+    if size == keys.size:
+        keys = np.concatenate((keys, np.empty(keys.size, dtype=keys.dtype)))
+        verts = np.concatenate((verts, np.empty(verts.size, dtype=verts.dtype)))
+        targets = np.concatenate((targets, np.empty(targets.size, dtype=targets.dtype)))
+        stamps = np.concatenate((stamps, np.empty(stamps.size, dtype=stamps.dtype)))
+    i = size
+    keys[i] = g
+    verts[i] = v
+    targets[i] = b
+    stamps[i] = stamp
+    while i > 0:
+        parent = (i - 1) // 2
+        if keys[parent] > keys[i] or (keys[parent] == keys[i] and verts[parent] <= verts[i]):
+            break
+        keys[i], keys[parent] = keys[parent], keys[i]
+        verts[i], verts[parent] = verts[parent], verts[i]
+        targets[i], targets[parent] = targets[parent], targets[i]
+        stamps[i], stamps[parent] = stamps[parent], stamps[i]
+        i = parent
+    return keys, verts, targets, stamps, size + 1
 
-    ``flow[a, b] > 0`` is the weight (constraint 0) part ``a`` should send to
-    its neighbour part ``b``. Each pass collects, for every vertex, its best
-    target among the neighbour parts that still owe enough flow (at least
-    half the vertex weight), then applies the moves in decreasing gain
-    order while the flow lasts. Passes repeat (reaching deeper layers) until
-    the flow is spent or nothing moves. ``flow`` is consumed in place.
+
+@njit(cache=True)
+def _pop(keys, verts, targets, stamps, size):
+    """Remove the top entry of the max-heap; returns it and the new size."""
+    g, v, b, st = keys[0], verts[0], targets[0], stamps[0]
+    size -= 1
+    keys[0], verts[0], targets[0], stamps[0] = keys[size], verts[size], targets[size], stamps[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        best = i
+        for c in (left, left + 1):
+            if c < size and (keys[c] > keys[best] or (keys[c] == keys[best] and verts[c] < verts[best])):
+                best = c
+        if best == i:
+            break
+        keys[i], keys[best] = keys[best], keys[i]
+        verts[i], verts[best] = verts[best], verts[i]
+        targets[i], targets[best] = targets[best], targets[i]
+        stamps[i], stamps[best] = stamps[best], stamps[i]
+        i = best
+    return g, v, b, st, size
+
+
+@njit(cache=True)
+def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, itr):
+    """Move boundary vertices along a diffusion flow between parts, best gain first.
+
+    ``flow[a, b] > 0`` is the load part ``a`` should send to its neighbour
+    part ``b``, ``load[v]`` the load of vertex ``v`` (its weight, or a
+    combination of its weights over the constraints). A max-heap holds, for every vertex next to a
+    part its own part still owes flow to, the gain of that move; the best
+    move is applied if at least half the vertex weight is still owed, then
+    the vertex and its neighbours are re-scored (older heap entries are
+    recognised as stale by a per-vertex stamp). Moving one vertex at a time
+    with updated gains grows the receiving part compactly. ``flow`` is
+    consumed in place.
 
     Returns
     -------
@@ -90,61 +141,80 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, flow, itr, max
     k = flow.shape[0]
     conn = np.zeros(k, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
-    cand_v = np.empty(n, dtype=np.int64)
-    cand_b = np.empty(n, dtype=np.int64)
-    cand_g = np.empty(n, dtype=np.float64)
-    total = 0
-    for _ in range(max_passes):
-        nc = 0
-        for v in range(n):
-            w = vwgt[v, 0]
-            if w <= 0:
+    stamp = np.zeros(n, dtype=np.int64)
+    capacity = max(16, n)
+    keys = np.empty(capacity, dtype=np.float64)
+    verts = np.empty(capacity, dtype=np.int64)
+    targets = np.empty(capacity, dtype=np.int64)
+    stamps = np.empty(capacity, dtype=np.int64)
+    size = 0
+    for v in range(n):
+        a = part[v]
+        if load[v] <= 0:
+            continue
+        count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
+        for i in range(count):
+            b = touched[i]
+            if b != a and 2.0 * flow[a, b] >= load[v]:
+                g = _gain(v, a, b, conn, home, vsize, itr)
+                keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps, size,
+                                                           g, v, b, stamp[v])
+        _reset(conn, touched, count)
+    moves = 0
+    while size > 0:
+        _, v, b, st, size = _pop(keys, verts, targets, stamps, size)
+        a = part[v]
+        w = load[v]
+        if st != stamp[v] or 2.0 * flow[a, b] < w:
+            continue
+        _move(v, a, b, vwgt, pw, part)
+        flow[a, b] -= w
+        flow[b, a] += w
+        moves += 1
+        stamp[v] += 1
+        for e in range(xadj[v], xadj[v + 1] + 1):
+            u = adjncy[e] if e < xadj[v + 1] else v
+            if load[u] <= 0:
                 continue
-            a = part[v]
-            count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
-            best_b = -1
-            best_g = -np.inf
+            if u != v:
+                stamp[u] += 1
+            c = part[u]
+            count = _connectivity(u, xadj, adjncy, adjwgt, part, conn, touched)
             for i in range(count):
-                b = touched[i]
-                if b != a and 2.0 * flow[a, b] >= w:
-                    g = _gain(v, a, b, conn, home, vsize, itr)
-                    if g > best_g:
-                        best_g = g
-                        best_b = b
+                x = touched[i]
+                if x != c and 2.0 * flow[c, x] >= load[u]:
+                    g = _gain(u, c, x, conn, home, vsize, itr)
+                    keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps,
+                                                               size, g, u, x, stamp[u])
             _reset(conn, touched, count)
-            if best_b >= 0:
-                cand_v[nc] = v
-                cand_b[nc] = best_b
-                cand_g[nc] = best_g
-                nc += 1
-        if nc == 0:
-            break
-        order = np.argsort(-cand_g[:nc], kind="mergesort")
-        moves = 0
-        for i in order:
-            v = cand_v[i]
-            a = part[v]
-            b = cand_b[i]
-            w = vwgt[v, 0]
-            if 2.0 * flow[a, b] >= w:
-                _move(v, a, b, vwgt, pw, part)
-                flow[a, b] -= w
-                flow[b, a] += w
-                moves += 1
-        total += moves
-        if moves == 0:
-            break
-    return total
+    return moves
+
+
+@njit(cache=True)
+def _overload_change(v, a, b, vwgt, pw, bound):
+    """Change of the total relative overload ``sum_c max(0, pw - bound_c) / bound_c`` of ``a`` and ``b``."""
+    delta = 0.0
+    for c in range(vwgt.shape[1]):
+        w = vwgt[v, c]
+        if w == 0 or bound[c] <= 0:
+            continue
+        before = max(0, pw[a, c] - bound[c]) + max(0, pw[b, c] - bound[c])
+        after = max(0, pw[a, c] - w - bound[c]) + max(0, pw[b, c] + w - bound[c])
+        delta += (after - before) / bound[c]
+    return delta
 
 
 @njit(cache=True)
 def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr, max_passes):
     """Move vertices out of overweight parts, best gain first, until every part fits.
 
-    A vertex of an overweight part goes to the neighbour part with the best
-    gain that can take it. When a pass moves nothing while parts are still
-    overweight (their neighbours are full), later passes also allow the
-    lightest part that can take the vertex, adjacent or not.
+    Near passes: a vertex of an overweight part goes to the neighbour part
+    with the best gain that can take it without exceeding the bound, if that
+    lowers the total overload. When a near pass moves nothing while parts
+    are still overweight (full neighbours, or several constraints pulling
+    apart), far passes allow any part, adjacent or not, as long as the move
+    lowers the total relative overload (summed over parts and constraints),
+    which therefore decreases strictly and the loop ends.
 
     Returns
     -------
@@ -175,22 +245,28 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
             count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
             best_b = -1
             best_g = -np.inf
-            for i in range(count):
-                b = touched[i]
-                if b != a and _fits(b, v, vwgt, pw, bound):
+            best_d = 0.0
+            if not far:
+                for i in range(count):
+                    b = touched[i]
+                    if (b != a and _fits(b, v, vwgt, pw, bound)
+                            and _overload_change(v, a, b, vwgt, pw, bound) < 0):
+                        g = _gain(v, a, b, conn, home, vsize, itr)
+                        if g > best_g:
+                            best_g = g
+                            best_b = b
+            else:
+                for b in range(k):
+                    if b == a:
+                        continue
+                    d = _overload_change(v, a, b, vwgt, pw, bound)
+                    if d >= 0:
+                        continue
                     g = _gain(v, a, b, conn, home, vsize, itr)
-                    if g > best_g:
+                    if d < best_d - 1e-12 or (d <= best_d + 1e-12 and g > best_g):
+                        best_d = d
                         best_g = g
                         best_b = b
-            if best_b < 0 and far:
-                lightest = -1
-                for b in range(k):
-                    if b != a and _fits(b, v, vwgt, pw, bound):
-                        if lightest < 0 or pw[b, 0] < pw[lightest, 0]:
-                            lightest = b
-                if lightest >= 0:
-                    best_b = lightest
-                    best_g = _gain(v, a, lightest, conn, home, vsize, itr)
             _reset(conn, touched, count)
             if best_b >= 0:
                 cand_v[nc] = v
@@ -203,9 +279,14 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
             v = cand_v[i]
             a = part[v]
             b = cand_b[i]
-            if _overweight(a, pw, bound) and _fits(b, v, vwgt, pw, bound):
-                _move(v, a, b, vwgt, pw, part)
-                moves += 1
+            if not _overweight(a, pw, bound):
+                continue
+            if _overload_change(v, a, b, vwgt, pw, bound) >= 0:
+                continue
+            if not far and not _fits(b, v, vwgt, pw, bound):
+                continue
+            _move(v, a, b, vwgt, pw, part)
+            moves += 1
         total += moves
         if moves == 0:
             if far:

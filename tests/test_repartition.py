@@ -1,0 +1,171 @@
+"""Tests of repartitioning after weight changes (partkit.balance.repartition) and its CLI."""
+
+import json
+
+import numpy as np
+import pytest
+
+import partkit
+from partkit.balance.repartition import (diffusion_flow, migration_volume, partition_from_scratch,
+                                         relabel_to_match, repartition, with_weights)
+from partkit.balance.weightsio import read_vertex_weights
+from partkit.cli import main
+from partkit.errors import InputError
+from partkit.generators import delaunay
+from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
+
+K = 8
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    """A Delaunay mesh, its RCB partition, and weights x3 in a refined disc."""
+    g = delaunay(4000, seed=5)
+    old = partkit.partition(g, K, "rcb")
+    c = g.coords
+    w = np.where(np.hypot(c[:, 0] - 0.3, c[:, 1] - 0.3) < 0.15, 3, 1).astype(np.int64)
+    return g, old, w
+
+
+def _migration_lower_bound(g, old, w):
+    gw = with_weights(g, w)
+    return int(np.maximum(part_weights(gw, old, K)[:, 0] - max_part_weights(gw, K)[0], 0).sum())
+
+
+def test_repartition_restores_balance_with_little_migration(mesh):
+    g, old, w = mesh
+    gw = with_weights(g, w)
+    assert not is_balanced(gw, old, K)
+    r = repartition(g, old, w, K)
+    assert is_balanced(gw, r.part, K)
+    assert r.migration == migration_volume(old, r.part, w)[0]
+    assert r.moved == int((r.part != old).sum())
+    assert r.cut == edge_cut(g, r.part)
+    lower = _migration_lower_bound(g, old, w)
+    assert lower <= r.migration <= 3 * lower
+    assert r.cut <= 1.3 * edge_cut(g, old)
+    again = repartition(g, old, w, K)
+    assert np.array_equal(r.part, again.part)
+
+
+def test_balanced_input_is_left_alone(mesh):
+    g, old, _ = mesh
+    # no cut gain (at most the degree, times itr) pays for moving a vertex
+    r = repartition(g, old, None, K, itr=0.05)
+    assert r.migration == 0 and np.array_equal(r.part, old)
+    # with the cut worth more, refinement only makes moves that pay
+    r = repartition(g, old, None, K, itr=1000.0)
+    assert r.objective(1000.0) < 1000.0 * edge_cut(g, old)
+    assert is_balanced(g, r.part, K)
+
+
+def test_itr_trades_cut_for_migration(mesh):
+    g, old, w = mesh
+    cheap_moves = repartition(g, old, w, K, itr=0.05)
+    cheap_cut = repartition(g, old, w, K, itr=1000.0)
+    assert cheap_moves.migration < cheap_cut.migration
+    assert cheap_moves.cut > cheap_cut.cut
+
+
+def test_scratch_moves_much_more_than_repartition(mesh):
+    pytest.importorskip("pymetis")
+    g, old, w = mesh
+    r = repartition(g, old, w, K)
+    relabelled = partition_from_scratch(g, old, K, vwgt=w, method="metis")
+    raw = partition_from_scratch(g, old, K, vwgt=w, method="metis", relabel=False)
+    assert relabelled.cut == raw.cut and relabelled.migration <= raw.migration
+    assert r.migration < 0.5 * relabelled.migration
+    auto = repartition(g, old, w, K, strategy="auto", method="metis")
+    assert auto.objective(1000.0) <= min(r.objective(1000.0),
+                                         repartition(g, old, w, K, strategy="remap",
+                                                     method="metis").objective(1000.0))
+
+
+def test_multi_constraint_weights(mesh):
+    g, old, w = mesh
+    second = np.where(g.coords[:, 0] > 0.7, 2, 1)
+    both = np.stack([w, second], axis=1)
+    r = repartition(g, old, both, K, imbalance=0.05)
+    assert is_balanced(with_weights(g, both), r.part, K, 0.05)
+
+
+def test_diffusion_flow_sends_the_excess(mesh):
+    g, old, w = mesh
+    gw = with_weights(g, w)
+    flow = diffusion_flow(gw, old, K)
+    weights = part_weights(gw, old, K)[:, 0]
+    assert np.allclose(flow, -flow.T)
+    assert np.allclose(flow.sum(axis=1), weights - weights.mean())
+
+
+def test_relabel_recovers_a_permutation():
+    rng = np.random.default_rng(0)
+    old = rng.integers(0, 6, 500)
+    perm = rng.permutation(6)
+    assert np.array_equal(relabel_to_match(old, perm[old], 6, np.ones(500)), old)
+
+
+def test_bad_weights_and_heavy_vertices(mesh):
+    g, old, w = mesh
+    with pytest.raises(InputError):
+        repartition(g, old, w[:-1], K)
+    with pytest.raises(InputError):
+        repartition(g, old, -w, K)
+    with pytest.raises(InputError):
+        repartition(g, old, w, K, strategy="magic")
+    heavy = w.copy()
+    heavy[0] = int(w.sum())  # one vertex heavier than any balanced part
+    r = repartition(g, old, heavy, K)
+    assert r.imbalance > 0.03 and r.part.shape == old.shape
+
+
+def test_read_vertex_weights(tmp_path):
+    f = tmp_path / "w.txt"
+    f.write_text("% comment\n1\n2\n3\n")
+    assert read_vertex_weights(f, 3).tolist() == [[1], [2], [3]]
+    f.write_text("3 2\n1 4\n2 5\n3 6\n\n")
+    assert read_vertex_weights(f, 3).tolist() == [[1, 4], [2, 5], [3, 6]]
+    for text, message in [("1\n2\n", "2 rows of weights for 3 vertices"),
+                          ("1\n2 2\n3\n", "line 2: 2 weights, expected 1"),
+                          ("1\nx\n3\n", "line 2: weight 'x' is not an integer"),
+                          ("1\n-2\n3\n", "line 2: negative weight -2"),
+                          ("1\n\n3\n", "line 2: an empty line")]:
+        f.write_text(text)
+        with pytest.raises(InputError, match=message):
+            read_vertex_weights(f, 3)
+    with pytest.raises(InputError, match="no such file"):
+        read_vertex_weights(tmp_path / "missing", 3)
+
+
+def test_cli_repartition(shared_data, tmp_path, capsys):
+    graph = shared_data / "4elt.graph"
+    from partkit.io import read_graph, write_partition
+
+    g = read_graph(graph)
+    old = partkit.partition(g, 4, "metis") if "pymetis" in _modules() else \
+        np.minimum(np.arange(g.n) * 4 // g.n, 3)
+    partfile = tmp_path / "old.part"
+    write_partition(partfile, old)
+    weights = np.ones(g.n, dtype=np.int64)
+    weights[: g.n // 5] = 3
+    wfile = tmp_path / "w.txt"
+    np.savetxt(wfile, weights, fmt="%d")
+    out = tmp_path / "new.part"
+    status = main(["repartition", str(graph), str(partfile), "--weights", str(wfile), "-k", "4",
+                   "-o", str(out), "--json", "--compare"])
+    payload = json.loads(capsys.readouterr().out)
+    assert status == 0 and payload["balanced"]
+    new = np.loadtxt(out, dtype=np.int64)
+    assert payload["migration"] == int(weights[new != old].sum())
+    assert payload["scratch"]["migration"] > payload["migration"]
+    (tmp_path / "bad.txt").write_text("1\n2\n")
+    status = main(["repartition", str(graph), str(partfile), "--weights",
+                   str(tmp_path / "bad.txt"), "-k", "4"])
+    assert status == 2
+    assert "bad.txt: 2 rows of weights for 15606 vertices" in capsys.readouterr().err
+
+
+def _modules():
+    import importlib.util
+
+    return {name for name in ("pymetis",) if importlib.util.find_spec(name)}
