@@ -53,18 +53,18 @@ from partkit.native.matching import heavy_edge_matching, matching_to_cmap, two_h
 #: ``init_runs``: recursive bisections of the coarsest graph, the best is kept;
 #: ``vcycles``: extra V-cycles after the first multilevel run.
 PRESETS = {
-    "fast": dict(coarse_per_part=20, init_tries=2, bisect_fm_passes=2, lp_rounds=2, fm_passes=1, init_runs=1,
+    "fast": dict(coarse_per_part=20, init_tries=4, bisect_fm_passes=2, lp_rounds=2, fm_passes=1, init_runs=1,
                  vcycles=0),
-    "default": dict(coarse_per_part=160, init_tries=4, bisect_fm_passes=4, lp_rounds=4, fm_passes=3, init_runs=1,
+    "default": dict(coarse_per_part=160, init_tries=8, bisect_fm_passes=4, lp_rounds=4, fm_passes=3, init_runs=1,
                     vcycles=0),
-    "strong": dict(coarse_per_part=60, init_tries=10, bisect_fm_passes=8, lp_rounds=6, fm_passes=8, init_runs=4,
+    "strong": dict(coarse_per_part=160, init_tries=20, bisect_fm_passes=8, lp_rounds=6, fm_passes=8, init_runs=4,
                    vcycles=3),
 }
 
 COARSENINGS = ("matching", "clustering")
 
 #: Coarsening of a single bisection stops at this many vertices.
-BISECTION_COARSEST = 100
+BISECTION_COARSEST = 300
 
 #: A level must shrink the graph to at most this fraction, else coarsening stops.
 STALL_RATIO = 0.95
