@@ -132,3 +132,27 @@ def test_bad_costs_raise_input_error():
         sample_costs(10, "gamma")
     with pytest.raises(InputError):
         worker_noise(4, slowdown=0.5)
+
+
+def test_cli_balance_simulate(capsys):
+    import json
+
+    from partkit.cli import main
+
+    assert main(["balance", "simulate", "--tasks", "2000", "--workers", "8", "--policy", "gss",
+                 "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["policy"] == "gss" and payload["tasks"] == 2000
+    assert payload["makespan"] >= payload["lower_bound"] and payload["ratio"] >= 1.0
+    direct = simulate(sample_costs(2000, "lognormal", cv=1.0, seed=0), 8, "gss")
+    assert payload["makespan"] == pytest.approx(direct.makespan)
+    assert main(["balance", "simulate", "--tasks", "500", "--workers", "4", "--policy", "ws",
+                 "--slow-workers", "1", "--slowdown", "3"]) == 0
+    assert "steals" in capsys.readouterr().out
+    assert main(["balance", "simulate", "--tasks", "0", "--workers", "4"]) == 2
+    assert "number of tasks" in capsys.readouterr().err
+    assert main(["balance", "dag", "--kind", "potri", "--tiles", "4", "--workers", "4",
+                 "--json"]) == 0
+    dag = json.loads(capsys.readouterr().out)
+    assert dag["span"] == 25 and dag["tasks"] == 60
+    assert main(["balance", "bins", "--balls", "1000", "--bins", "1000", "-d", "2"]) == 0
