@@ -114,7 +114,6 @@ def label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
         nnext = 0
         for idx in range(current.size):
             v = current[idx]
-            queued[v] = False
             target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target < 0 or gain < 0:
                 continue

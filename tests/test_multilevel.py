@@ -1,0 +1,188 @@
+"""Tests of the multilevel k-way partitioner and its kernels."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import partkit
+from partkit.errors import InfeasibleBalanceWarning, InputError
+from partkit.generators import delaunay, grid2d
+from partkit.graph import Graph
+from partkit.io import read_graph
+from partkit.methods import multilevel
+from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
+from partkit.native.contraction import contract
+from partkit.native.kway_balance import rebalance
+from partkit.native.kway_fm import kway_fm_refine
+from partkit.native.kway_refine import boundary_vertices, label_propagation_refine
+from partkit.native.kway_refine import part_weights as native_part_weights
+from partkit.native.matching import heavy_edge_matching, matching_to_cmap, two_hop_matching
+
+
+def _check(graph, part, k, imbalance=0.03):
+    assert part.dtype == np.int64 and part.shape == (graph.n,)
+    assert part.min() >= 0 and part.max() < k
+    assert np.all(np.bincount(part, minlength=k) > 0)
+    assert is_balanced(graph, part, k, imbalance)
+
+
+@pytest.mark.parametrize("k", [2, 3, 8, 17])
+def test_grid_valid_balanced_deterministic(k):
+    g = grid2d(40, 30)
+    a = multilevel.partition(g, k, seed=3)
+    _check(g, a, k)
+    assert np.array_equal(a, multilevel.partition(g, k, seed=3))
+    # a grid cut into k parts needs far fewer cut edges than a random split
+    assert edge_cut(g, a) < 0.25 * g.m
+
+
+def test_grid_bisection_is_near_optimal():
+    g = grid2d(40, 20)  # the best bisection cuts one column: 20 edges
+    cuts = [edge_cut(g, multilevel.partition(g, 2, seed=s)) for s in range(3)]
+    assert min(cuts) <= 22
+
+
+@pytest.mark.parametrize("preset", ["fast", "strong"])
+@pytest.mark.parametrize("coarsening", ["matching", "clustering"])
+def test_presets_and_coarsenings(preset, coarsening):
+    g = delaunay(3000, seed=1)
+    part = multilevel.partition(g, 8, preset=preset, coarsening=coarsening, seed=0)
+    _check(g, part, 8)
+
+
+def test_progress_reports_phases():
+    messages = []
+    multilevel.partition(delaunay(5000, seed=2), 4, progress=messages.append)
+    assert any(m.startswith("coarsening level") for m in messages)
+    assert any(m.startswith("refining level 0") for m in messages)
+
+
+def test_bad_options():
+    g = grid2d(5, 5)
+    with pytest.raises(InputError):
+        multilevel.partition(g, 2, preset="ultra")
+    with pytest.raises(InputError):
+        multilevel.partition(g, 2, coarsening="spectral")
+
+
+def test_weighted_vertices_and_edges():
+    g0 = delaunay(2000, seed=4)
+    rng = np.random.default_rng(0)
+    g = Graph(g0.xadj, g0.adjncy, vwgt=rng.integers(1, 20, g0.n), adjwgt=None, name="w")
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    w = (src * 7919 + g.adjncy * 7919) % 9 + 1  # symmetric edge weights 1..9
+    g = Graph(g.xadj, g.adjncy, vwgt=g.vwgt, adjwgt=w, name="w")
+    part = multilevel.partition(g, 6, seed=1)
+    _check(g, part, 6)
+
+
+@pytest.mark.parametrize("ncon", [2, 3])
+def test_multiple_constraints_balanced(ncon):
+    g0 = delaunay(3000, seed=5)
+    rng = np.random.default_rng(ncon)
+    vwgt = rng.integers(0, 10, size=(g0.n, ncon))
+    g = Graph(g0.xadj, g0.adjncy, vwgt=vwgt, name="mc")
+    part = multilevel.partition(g, 4, seed=0, imbalance=0.05)
+    _check(g, part, 4, imbalance=0.05)
+
+
+def test_edgeless_and_disconnected_graphs():
+    g = Graph(np.zeros(51, dtype=np.int64), np.zeros(0, dtype=np.int64), name="empty")
+    _check(g, multilevel.partition(g, 5), 5)
+    grid = grid2d(10, 10)
+    two = Graph(np.concatenate([grid.xadj, grid.xadj[1:] + grid.xadj[-1]]),
+                np.concatenate([grid.adjncy, grid.adjncy + 100]), name="two")
+    part = multilevel.partition(two, 2, seed=0)
+    _check(two, part, 2)
+    assert edge_cut(two, part) == 0
+
+
+def test_star_coarsens_and_balances():
+    n = 3000  # a star does not shrink under a matching: clustering has to take over
+    edges = np.stack([np.zeros(n - 1, dtype=np.int64), np.arange(1, n)], axis=1)
+    g = Graph.from_edges(n, edges, name="star")
+    levels, coarsest = multilevel.coarsen(g, 100, np.random.default_rng(0))
+    assert coarsest.n <= 0.5 * n and len(levels) <= 12
+    _check(g, multilevel.partition(g, 4), 4)
+
+
+def test_infeasible_balance_warns_through_api():
+    g = grid2d(6, 6)
+    g = Graph(g.xadj, g.adjncy, vwgt=np.r_[1000, np.ones(35, dtype=np.int64)], name="heavy")
+    with pytest.warns(InfeasibleBalanceWarning):
+        partkit.partition(g, 4, "multilevel")
+
+
+def test_api_uses_multilevel_by_default():
+    g = grid2d(20, 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        part = partkit.partition(g, 4)
+    assert np.array_equal(part, multilevel.partition(g, 4))
+
+
+# ---------------------------------------------------------------- kernels
+def test_matching_and_contraction_preserve_weights():
+    g = delaunay(2000, seed=7)
+    order = np.random.default_rng(0).permutation(g.n).astype(np.int64)
+    group = np.zeros(g.n, dtype=np.int64)
+    maxvw = np.array([2], dtype=np.int64)
+    match = heavy_edge_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group)
+    two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, match)
+    assert np.array_equal(match[match], np.arange(g.n))  # an involution
+    cmap, nc = matching_to_cmap(match)
+    assert nc < 0.6 * g.n
+    cxadj, cadjncy, cadjwgt, cvwgt = contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
+    Graph(cxadj.copy(), cadjncy.copy(), cvwgt.copy(), cadjwgt.copy(), name="coarse")  # symmetric, no loops
+    coarse = Graph(cxadj, cadjncy, cvwgt, cadjwgt, name="coarse", validate=False)
+    assert coarse.total_vertex_weight()[0] == g.n
+    # the cut of a coarse partition equals the cut of its projection
+    cpart = np.arange(nc, dtype=np.int64) % 3
+    assert edge_cut(coarse, cpart) == edge_cut(g, cpart[cmap])
+
+
+def test_matching_respects_groups():
+    g = grid2d(10, 10)
+    order = np.arange(g.n, dtype=np.int64)
+    group = (np.arange(g.n) % 10 >= 5).astype(np.int64)
+    match = heavy_edge_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, np.array([2]), order, group)
+    assert np.array_equal(group[match], group)
+
+
+def test_refinement_kernels_improve_and_keep_balance():
+    g = delaunay(4000, seed=8)
+    k = 4
+    part = (g.coords[:, 0] * k).astype(np.int64)  # vertical strips, then perturbed
+    rng = np.random.default_rng(1)
+    flip = rng.random(g.n) < 0.1
+    part[flip] = rng.integers(0, k, flip.sum())
+    bound = np.tile(max_part_weights(g, k, 0.03), (k, 1))
+    pw = native_part_weights(g.vwgt, part, k)
+    assert rebalance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, 20)
+    before = edge_cut(g, part)
+    gain = label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
+                                    boundary_vertices(g.xadj, g.adjncy, part), 5)
+    assert edge_cut(g, part) == before - gain and gain > 0
+    middle = edge_cut(g, part)
+    gain = kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
+                          boundary_vertices(g.xadj, g.adjncy, part), 4, 100)
+    assert edge_cut(g, part) == middle - gain and gain >= 0
+    assert np.array_equal(pw, part_weights(g, part, k))
+    assert np.all(pw <= bound)
+
+
+# ------------------------------------------------------------ shared data
+def test_4elt_k8_beats_metis_reference(shared_data):
+    g = read_graph(shared_data / "4elt.graph")
+    part = multilevel.partition(g, 8, seed=0)
+    _check(g, part, 8)
+    assert edge_cut(g, part) < 668  # METIS 5 at 3% (../shared/data/README.md)
+
+
+@pytest.mark.parametrize("name,k", [("rgg_n_2_15_s0.graph", 64), ("power.graph", 8), ("bcsstk13.mtx", 8)])
+def test_shared_graphs_valid_and_balanced(shared_data, name, k):
+    g = read_graph(shared_data / name)
+    part = multilevel.partition(g, k, seed=1)
+    _check(g, part, k)
+    assert np.array_equal(part, multilevel.partition(g, k, seed=1))
