@@ -50,6 +50,8 @@ STRATEGIES = ("diffusion", "remap", "auto")
 #: Upper limits on the passes of the kernels (each pass is O(m)).
 BALANCE_PASSES = 50
 REFINE_PASSES = 10
+#: FM refinement gives up a pass after this many moves without a new best.
+REFINE_STALL = 200
 
 
 @dataclass
@@ -181,7 +183,7 @@ def _improve(graph, home, part, k, vsize, bound, itr, seed, flow=None):
         flow_moves(*args, vertex_load(graph), flow, float(itr))
     balance_moves(*args, bound, float(itr), BALANCE_PASSES)
     order = np.random.default_rng(seed).permutation(graph.n).astype(np.int64)
-    refine_migration(*args, bound, float(itr), order, REFINE_PASSES)
+    refine_migration(*args, bound, float(itr), order, REFINE_PASSES, REFINE_STALL)
     return part
 
 

@@ -296,45 +296,110 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
 
 
 @njit(cache=True)
-def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr, order,
-                     max_passes):
-    """Greedy k-way refinement of ``itr * cut + migration`` under the balance bound.
+def _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, bound, itr, conn,
+                  touched):
+    """Best neighbour part of ``v`` that can take it within the bound: ``(part, gain)`` or ``(-1, 0)``."""
+    count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
+    best_b = -1
+    best_g = 0.0
+    for i in range(count):
+        b = touched[i]
+        if b == a or not _fits(b, v, vwgt, pw, bound):
+            continue
+        g = _gain(v, a, b, conn, home, vsize, itr)
+        if best_b < 0 or g > best_g:
+            best_g = g
+            best_b = b
+    _reset(conn, touched, count)
+    return best_b, best_g
 
-    Vertices are visited in ``order``; a boundary vertex moves to the
-    neighbour part with the best positive gain that can take it (a zero
-    gain is accepted only when it makes the two parts more even). No move
-    breaks the bound. Stops after a pass without moves.
+
+@njit(cache=True)
+def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr, order,
+                     max_passes, max_stall):
+    """k-way Fiduccia-Mattheyses refinement of ``itr * cut + migration`` under the bound.
+
+    Each pass moves, one at a time, the unlocked vertex with the best gain
+    (negative gains allowed, to climb out of local minima) to its best
+    neighbour part that can take it, locks it and re-scores its neighbours;
+    after ``max_stall`` moves without a new best it stops and rolls back to
+    the best prefix. No move breaks the bound. Passes repeat while they
+    improve. ``order`` (a permutation) breaks ties between equal gains.
 
     Returns
     -------
-    int
-        Number of moves.
+    float
+        Total decrease of the objective.
     """
+    n = xadj.size - 1
     k = pw.shape[0]
     conn = np.zeros(k, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
-    total = 0
+    rank = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        rank[order[i]] = i
+    stamp = np.zeros(n, dtype=np.int64)
+    locked = np.zeros(n, dtype=np.bool_)
+    log_v = np.empty(n, dtype=np.int64)
+    log_a = np.empty(n, dtype=np.int64)
+    capacity = max(16, n)
+    keys = np.empty(capacity, dtype=np.float64)
+    verts = np.empty(capacity, dtype=np.int64)
+    targets = np.empty(capacity, dtype=np.int64)
+    stamps = np.empty(capacity, dtype=np.int64)
+    improvement = 0.0
     for _ in range(max_passes):
-        moves = 0
+        size = 0
+        locked[:] = False
         for v in order:
             a = part[v]
-            count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
-            best_b = -1
-            best_g = 0.0
-            for i in range(count):
-                b = touched[i]
-                if b == a or not _fits(b, v, vwgt, pw, bound):
+            b, g = _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, bound,
+                                 itr, conn, touched)
+            if b >= 0:
+                keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps, size,
+                                                           g, rank[v], b, stamp[v])
+        nlog = 0
+        total = 0.0
+        best_total = 0.0
+        best_len = 0
+        while size > 0 and nlog - best_len < max_stall:
+            g, r, b, st, size = _pop(keys, verts, targets, stamps, size)
+            v = order[r]
+            if locked[v] or st != stamp[v]:
+                continue
+            a = part[v]
+            if not _fits(b, v, vwgt, pw, bound):
+                # the target filled up since this entry was made: re-score
+                stamp[v] += 1
+                b, g = _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw,
+                                     bound, itr, conn, touched)
+                if b >= 0:
+                    keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps,
+                                                               size, g, r, b, stamp[v])
+                continue
+            _move(v, a, b, vwgt, pw, part)
+            locked[v] = True
+            log_v[nlog] = v
+            log_a[nlog] = a
+            nlog += 1
+            total += g
+            if total > best_total + 1e-9:
+                best_total = total
+                best_len = nlog
+            for e in range(xadj[v], xadj[v + 1]):
+                u = adjncy[e]
+                if locked[u]:
                     continue
-                g = _gain(v, a, b, conn, home, vsize, itr)
-                if g > best_g or (g == best_g and pw[b, 0] + vwgt[v, 0] < pw[a, 0]
-                                  and (best_b < 0 or pw[b, 0] < pw[best_b, 0])):
-                    best_g = g
-                    best_b = b
-            _reset(conn, touched, count)
-            if best_b >= 0:
-                _move(v, a, best_b, vwgt, pw, part)
-                moves += 1
-        total += moves
-        if moves == 0:
+                stamp[u] += 1
+                bu, gu = _best_fitting(u, part[u], xadj, adjncy, adjwgt, part, home, vsize, vwgt,
+                                       pw, bound, itr, conn, touched)
+                if bu >= 0:
+                    keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps,
+                                                               size, gu, rank[u], bu, stamp[u])
+        for i in range(nlog - 1, best_len - 1, -1):
+            v = log_v[i]
+            _move(v, part[v], log_a[i], vwgt, pw, part)
+        improvement += best_total
+        if best_len == 0:
             break
-    return total
+    return improvement
