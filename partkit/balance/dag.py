@@ -325,7 +325,6 @@ def dataflow_edges(tasks):
         preds = {last_writer[x] for x in (*reads, *writes) if x in last_writer}
         for x in writes:
             preds.update(readers.get(x, ()))
-        preds.discard(j)
         edges.extend((i, j) for i in preds)
         for x in writes:
             last_writer[x] = j
