@@ -13,8 +13,6 @@ moves; ``refine="fm"`` also runs FM passes after KL.
 
 from __future__ import annotations
 
-import numpy as np
-
 from partkit.errors import InputError
 from partkit.methods.fm import INITS, initial_bisection
 from partkit.methods.recursive import (
@@ -22,7 +20,7 @@ from partkit.methods.recursive import (
 from partkit.native.fm import overweight, side_weights
 from partkit.native.kl import kl_refine
 
-#: Default size limit: one pass on 20,000 vertices takes about a second.
+#: Default size limit (a pass on 4elt, 15,606 vertices, takes about 0.1 s; the cost grows as n^2).
 MAX_VERTICES = 20_000
 
 
