@@ -103,7 +103,10 @@ def _noise(args):
 def run_simulate(args):
     """``partkit balance simulate``."""
     from partkit.balance.schedule import sample_costs, simulate
+    from partkit.errors import InputError
 
+    if args.chunk is not None and args.policy != "chunk":
+        raise InputError(f"--chunk applies to --policy chunk, not {args.policy}")
     costs = sample_costs(args.tasks, args.costs, cv=args.cv, seed=args.seed)
     result = simulate(costs, args.workers, args.policy, chunk=args.chunk, overhead=args.overhead,
                       steal_latency=args.steal_latency, steal=args.steal, initial=args.initial,
