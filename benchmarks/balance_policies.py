@@ -71,16 +71,18 @@ def dag_rows(tiles, worker_counts, latency):
     return dag, rows
 
 
-def repartition_rows(n, k, seed=0):
-    """Repartitioning vs partitioning from scratch after refining a disc of a Delaunay mesh."""
+def repartition_rows(n, k, method, seed=0):
+    """Repartitioning vs partitioning from scratch after refining a disc of a Delaunay mesh.
+
+    ``method`` makes the initial partition and the from-scratch ones.
+    """
     from partkit.api import partition
-    from partkit.balance.repartition import (partition_from_scratch, repartition, scratch_method,
-                                             with_weights)
+    from partkit.balance.repartition import partition_from_scratch, repartition, with_weights
     from partkit.generators import delaunay
     from partkit.metrics import edge_cut, max_part_weights, part_weights
 
     g = delaunay(n, seed=seed)
-    old = partition(g, k, scratch_method(), seed=seed)
+    old = partition(g, k, method, seed=seed)
     rows = []
     for radius, factor in ((0.1, 3), (0.15, 2), (0.25, 4)):
         inside = np.hypot(g.coords[:, 0] - 0.2, g.coords[:, 1] - 0.3) < radius
@@ -92,10 +94,12 @@ def repartition_rows(n, k, seed=0):
         for label, result in (
                 ("diffusion itr=1000", repartition(g, old, w, k, itr=1000.0, seed=seed)),
                 ("diffusion itr=0.1", repartition(g, old, w, k, itr=0.1, seed=seed)),
-                ("auto itr=1000", repartition(g, old, w, k, strategy="auto", seed=seed)),
-                ("scratch, relabelled", partition_from_scratch(g, old, k, vwgt=w, seed=seed)),
-                ("scratch, raw ids", partition_from_scratch(g, old, k, vwgt=w, seed=seed,
-                                                            relabel=False))):
+                ("auto itr=1000", repartition(g, old, w, k, strategy="auto", method=method,
+                                              seed=seed)),
+                ("scratch, relabelled", partition_from_scratch(g, old, k, vwgt=w, method=method,
+                                                               seed=seed)),
+                ("scratch, raw ids", partition_from_scratch(g, old, k, vwgt=w, method=method,
+                                                            seed=seed, relabel=False))):
             rows.append({**case, "method": label, **result.to_dict()})
     return g.name, rows
 
@@ -153,6 +157,8 @@ def main(argv=None):
     parser.add_argument("--mesh", type=int, default=20000,
                         help="Delaunay mesh size for the repartitioning table")
     parser.add_argument("--parts", type=int, default=16, help="k for the repartitioning table")
+    parser.add_argument("--method", default="metis",
+                        help="partitioner for the initial and from-scratch partitions (default metis)")
     parser.add_argument("--plot", default="docs/img/balance_makespan.png",
                         help="PNG to write ('' for none)")
     parser.add_argument("--json", action="store_true")
@@ -160,7 +166,7 @@ def main(argv=None):
     start = time.perf_counter()
     rows = run(args.tasks, args.workers, args.seeds, args.overhead, args.steal_latency)
     dag, drows = dag_rows(args.tiles, (4, 16, 64, 256), args.steal_latency)
-    mesh, rrows = repartition_rows(args.mesh, args.parts)
+    mesh, rrows = repartition_rows(args.mesh, args.parts, args.method)
     seconds = time.perf_counter() - start
     if args.plot:
         plot(rows, Path(args.plot), args.tasks, args.workers)
@@ -178,7 +184,8 @@ def main(argv=None):
     for r in drows:
         print(f"| {r['p']} | {r['work/p']:.1f} | {r['span']:g} | {r['greedy_bound']:.1f} | "
               f"{r['greedy']:.1f} | {r['ws']:.1f} | {r['steals']} |")
-    print(f"\n{mesh}, k={args.parts}: vertices in a disc get weight xF (refinement)\n")
+    print(f"\n{mesh}, k={args.parts}, initial and from-scratch partitions by {args.method}: "
+          "vertices in a disc get weight xF (refinement)\n")
     print("| refined disc | lower bound on migration | method | cut (old) | migration | moved "
           "| imbalance |")
     print("|---|---|---|---|---|---|---|")
