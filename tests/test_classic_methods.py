@@ -173,3 +173,24 @@ def test_labelprop_respects_bound_from_lopsided_regions():
 def _edges(g):
     a = sp.triu(g.to_scipy()).tocoo()
     return np.column_stack([a.row, a.col])
+
+
+def test_cli_methods_and_refine_option(tmp_path, capsys):
+    import json
+
+    from partkit.cli import main
+    from partkit.io import write_coordinates, write_metis_graph
+
+    g = delaunay(800, seed=3)
+    path, xyz = tmp_path / "d.graph", tmp_path / "d.xyz"
+    write_metis_graph(path, g)
+    write_coordinates(xyz, g.coords)
+    for argv in (["--method", "spectral", "--refine", "fm"], ["--method", "kl"], ["--method", "labelprop"],
+                 ["--method", "rcb", "--refine", "fm", "--coords", str(xyz)]):
+        assert main(["partition", str(path), "-k", "3", "--json", "-o", str(tmp_path / "p")] + argv) == 0
+        result = json.loads(capsys.readouterr().out)
+        assert result["balanced"] and result["cut"] < 0.2 * g.m
+    assert main(["partition", str(path), "-k", "3", "--method", "inertial", "-o", str(tmp_path / "p")]) == 2
+    assert "needs vertex coordinates" in capsys.readouterr().err
+    assert main(["partition", str(path), "-k", "3", "--method", "fm", "--refine", "fm"]) == 2
+    assert "has no option --refine" in capsys.readouterr().err
