@@ -1,7 +1,9 @@
-"""The 2-way FM kernel, the gain bucket queue and recursive bisection."""
+"""The 2-way FM and KL kernels, the gain bucket queue and recursive bisection."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from partkit import Graph
 from partkit.generators import delaunay, grid2d
@@ -11,6 +13,7 @@ from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weight
 from partkit.native.bucket_queue import (
     bq_insert, bq_remove, bq_top, bq_update, new_bucket_queues)
 from partkit.native.fm import fm_bisection, grow_bisection
+from partkit.native.kl import kl_refine
 
 
 def _random_balanced(n, seed):
@@ -128,3 +131,46 @@ def test_fm_refine_bisection_returns_refined_copy():
     refined = fm_refine_bisection(g, start, 0.5, 0.03, 0)
     assert edge_cut(g, refined) < edge_cut(g, start)
     assert not np.array_equal(refined, start)
+
+
+@st.composite
+def _bisected_graphs(draw):
+    n = draw(st.integers(2, 40))
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=120))
+    edges = [(u, v) for u, v in pairs if u != v]
+    weights = draw(st.lists(st.integers(1, 9), min_size=len(edges), max_size=len(edges)))
+    ncon = draw(st.integers(1, 2))
+    vwgt = draw(st.lists(st.integers(0, 5), min_size=n * ncon, max_size=n * ncon))
+    g = Graph.from_edges(n, np.array(edges, dtype=np.int64).reshape(-1, 2), weights=weights or None,
+                         vwgt=np.array(vwgt).reshape(n, ncon))
+    part = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), dtype=np.int64)
+    return g, part, draw(st.sampled_from([0.0, 0.05, 0.3])), draw(st.integers(0, 100))
+
+
+@settings(max_examples=150, deadline=None)
+@given(_bisected_graphs())
+def test_fm_invariants_on_random_graphs(case):
+    g, part, eps, seed = case
+    maxw = bisection_bounds(g.total_vertex_weight(), 0.5, eps)
+    before_cut = edge_cut(g, part)
+    before_over = np.maximum(part_weights(g, part, 2) - maxw, 0).sum()
+    cut = fm_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 10, seed)
+    over = np.maximum(part_weights(g, part, 2) - maxw, 0).sum()
+    assert set(np.unique(part)) <= {0, 1}
+    assert cut == edge_cut(g, part)
+    assert over <= before_over
+    if over == before_over:
+        assert cut <= before_cut
+
+
+@settings(max_examples=100, deadline=None)
+@given(_bisected_graphs())
+def test_kl_keeps_a_feasible_start_feasible_and_never_worsens(case):
+    g, part, eps, _ = case
+    maxw = bisection_bounds(g.total_vertex_weight(), 0.5, eps)
+    feasible = np.all(part_weights(g, part, 2) <= maxw)
+    before = edge_cut(g, part)
+    cut = kl_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 5)
+    assert cut == edge_cut(g, part) and cut <= before
+    if feasible:
+        assert np.all(part_weights(g, part, 2) <= maxw)
