@@ -1,7 +1,7 @@
 """Multilevel k-way partitioning (the default method), in the style of METIS and KaMinPar.
 
-1. **Coarsening.** Heavy-edge matching (rating ``w**2 / (c(u) c(v))``,
-   vertices visited in random order by increasing degree), with a two-hop
+1. **Coarsening.** Heavy-edge matching (vertices visited in random order
+   by increasing degree), with a two-hop
    pass that pairs unmatched vertices through a common neighbour when the
    matching leaves many vertices single, and size-constrained label
    propagation clustering when even that shrinks the graph by less than
@@ -10,10 +10,10 @@
    when a level shrinks the graph by less than 5%.
 2. **Initial partitioning** of the coarsest graph by recursive bisection
    (:func:`partkit.methods.recursive.recursive_bisection`); every bisection
-   is itself multilevel: the subgraph is coarsened to about 100 vertices,
-   split by the best of several greedy-graph-growing starts refined by
-   2-way FM (:func:`partkit.methods.fm.multistart_fm_bisection`), and
-   refined by 2-way FM on the way back up.
+   is itself multilevel: the subgraph is coarsened to about 300 vertices,
+   split by the best of several grown starts (:func:`partkit.methods.fm.initial_bisection`)
+   refined by 2-way FM (:func:`partkit.native.fm.fm_refine`), and refined by
+   2-way FM on the way back up. The first, largest splits get the most starts.
 3. **Uncoarsening.** On every level the partition is projected, the balance
    bound is restored if needed (:func:`partkit.native.kway_balance.rebalance`),
    then refined by boundary label propagation and k-way FM with a max-gain
@@ -32,12 +32,12 @@ import numpy as np
 
 from partkit.errors import InputError
 from partkit.graph import Graph
-from partkit.methods.fm import multistart_fm_bisection
+from partkit.methods.fm import initial_bisection
 from partkit.methods.recursive import bisection_bounds, recursive_bisection
 from partkit.metrics import max_part_weights
 from partkit.native.clustering import label_propagation_clustering
 from partkit.native.contraction import compact_labels, contract
-from partkit.native.fm import fm_refine
+from partkit.native.fm import fm_refine, overweight, side_weights
 from partkit.native.kway_balance import rebalance
 from partkit.native.kway_fm import kway_fm_refine
 from partkit.native.kway_refine import boundary_vertices, edge_cut, label_propagation_refine, part_weights
@@ -55,9 +55,9 @@ from partkit.native.matching import heavy_edge_matching, matching_to_cmap, two_h
 PRESETS = {
     "fast": dict(coarse_per_part=20, init_tries=4, bisect_fm_passes=2, lp_rounds=2, fm_passes=1, init_runs=1,
                  vcycles=0),
-    "default": dict(coarse_per_part=160, init_tries=8, bisect_fm_passes=4, lp_rounds=4, fm_passes=3, init_runs=1,
+    "default": dict(coarse_per_part=160, init_tries=20, bisect_fm_passes=4, lp_rounds=4, fm_passes=3, init_runs=1,
                     vcycles=0),
-    "strong": dict(coarse_per_part=160, init_tries=20, bisect_fm_passes=8, lp_rounds=6, fm_passes=8, init_runs=4,
+    "strong": dict(coarse_per_part=160, init_tries=40, bisect_fm_passes=8, lp_rounds=6, fm_passes=8, init_runs=4,
                    vcycles=3),
 }
 
@@ -65,6 +65,15 @@ COARSENINGS = ("matching", "clustering")
 
 #: Coarsening of a single bisection stops at this many vertices.
 BISECTION_COARSEST = 300
+
+#: How initial bisections grow side 0 ("greedy" or "bfs", see :func:`partkit.methods.fm.initial_bisection`).
+INITIAL_GROWTH = "bfs"
+
+#: Fewest greedy-growing starts of a bisection deep in the recursion.
+MIN_TRIES = 8
+
+#: Lower bound on the fruitless FM moves of a pass in an initial bisection.
+BISECTION_MAX_BAD = 50
 
 #: A level must shrink the graph to at most this fraction, else coarsening stops.
 STALL_RATIO = 0.95
@@ -112,8 +121,13 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     levels, coarsest = coarsen(graph, coarsest_size, rng, coarsening=coarsening, say=say)
     say(f"initial partitioning: {coarsest.n} vertices into {k} parts")
 
+    coarse_total = float(coarsest.total_vertex_weight().sum())
+
     def bisect(sub, fraction0, eps, bseed):
-        return multilevel_bisection(sub, fraction0, eps, bseed, params)
+        # the first splits shape the whole partition: they get the most tries
+        share = float(sub.total_vertex_weight().sum()) / coarse_total if coarse_total > 0 else 1.0
+        tries = max(MIN_TRIES, int(round(params["init_tries"] * share)))
+        return multilevel_bisection(sub, fraction0, eps, bseed, dict(params, init_tries=tries))
 
     part = initial_partition(coarsest, k, bisect, imbalance, maxw, params, rng)
     part = uncoarsen(levels, coarsest, part, maxw, params, rng, say)
@@ -262,12 +276,28 @@ def multilevel_bisection(graph, fraction0, imbalance, seed, params):
     """
     rng = np.random.default_rng(seed)
     levels, coarsest = coarsen(graph, BISECTION_COARSEST, rng)
-    part = multistart_fm_bisection(coarsest, fraction0, imbalance, int(rng.integers(2**31 - 1)),
-                                   nstarts=params["init_tries"], npasses=10)
     maxw = bisection_bounds(graph.total_vertex_weight(), fraction0, imbalance)
+    part = _best_grown_bisection(coarsest, fraction0, maxw, params, rng)
     for fine, cmap in reversed(levels):
         part = part[cmap]
         fm_refine(fine.xadj, fine.adjncy, fine.adjwgt, fine.vwgt, part, maxw, params["bisect_fm_passes"],
                   max(50, fine.n // 50), int(rng.integers(2**31 - 1)))
     return part
 
+
+def _best_grown_bisection(graph, fraction0, maxw, params, rng):
+    """Best of ``init_tries`` greedy-growing bisections refined by 2-way FM.
+
+    Ranked by overweight, then cut. FM passes stop after ``n // 4`` moves
+    without improvement (full passes cost too much when k is large).
+    """
+    best, best_key = None, None
+    for _ in range(params["init_tries"]):
+        s = int(rng.integers(2**31 - 1))
+        part = initial_bisection(graph, fraction0, s, INITIAL_GROWTH)
+        cut = fm_refine(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, maxw, 10,
+                        max(BISECTION_MAX_BAD, graph.n // 4), s)
+        key = (int(overweight(side_weights(graph.vwgt, part), maxw)), int(cut))
+        if best_key is None or key < best_key:
+            best, best_key = part, key
+    return best
