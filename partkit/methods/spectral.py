@@ -37,7 +37,7 @@ from partkit.methods.recursive import check_refine, make_bisector, prefix_split,
 from partkit.native.labelprop import label_sizes, lp_sweep
 
 #: Graphs with more vertices use the multilevel solver when ``multilevel`` is None.
-ML_THRESHOLD = 100_000
+ML_THRESHOLD = 50_000
 #: The multilevel solver coarsens until at most this many vertices remain.
 COARSEST = 1_000
 
