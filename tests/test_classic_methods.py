@@ -194,3 +194,19 @@ def test_cli_methods_and_refine_option(tmp_path, capsys):
     assert "needs vertex coordinates" in capsys.readouterr().err
     assert main(["partition", str(path), "-k", "3", "--method", "fm", "--refine", "fm"]) == 2
     assert "has no option --refine" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", ["inertial", "rcb"])
+def test_geometric_methods_cut_a_3d_bar_across_its_long_axis(method):
+    shape = (4, 5, 24)
+    index = np.arange(np.prod(shape)).reshape(shape)
+    edges = np.vstack([np.column_stack([index.take(range(s - 1), axis=a).ravel(),
+                                        index.take(range(1, s), axis=a).ravel()])
+                       for a, s in enumerate(shape)])
+    coords = np.column_stack([c.ravel() for c in np.indices(shape)]).astype(float)
+    rotation = np.linalg.qr(np.random.default_rng(0).standard_normal((3, 3)))[0]
+    if method == "inertial":
+        coords = coords @ rotation  # the principal axis need not be a coordinate axis
+    g = Graph.from_edges(index.size, edges, coords=coords)
+    part = _partition(g, 2, method)
+    assert edge_cut(g, part) == 4 * 5
