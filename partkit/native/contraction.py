@@ -3,6 +3,10 @@
 import numpy as np
 from numba import njit
 
+#: Coarse vertices whose members have at most this many edges in total merge
+#: parallel edges by scanning their (short) list instead of a marker array.
+SCAN_LIMIT = 32
+
 
 @njit(cache=True)
 def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
@@ -38,6 +42,12 @@ def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
     pos = 0
     for c in range(nc):
         first = pos
+        degree = 0
+        for i in range(start[c], start[c + 1]):
+            v = members[i]
+            degree += xadj[v + 1] - xadj[v]
+        # short lists are searched directly: no random access to the marker array
+        scan = degree <= SCAN_LIMIT
         for i in range(start[c], start[c + 1]):
             v = members[i]
             for j in range(ncon):
@@ -46,11 +56,19 @@ def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
                 cu = cmap[adjncy[e]]
                 if cu == c:
                     continue
-                slot = marker[cu]
-                if slot >= first:
+                slot = -1
+                if scan:
+                    for t in range(first, pos):
+                        if cadjncy[t] == cu:
+                            slot = t
+                            break
+                elif marker[cu] >= first:
+                    slot = marker[cu]
+                if slot >= 0:
                     cadjwgt[slot] += adjwgt[e]
                 else:
-                    marker[cu] = pos
+                    if not scan:
+                        marker[cu] = pos
                     cadjncy[pos] = cu
                     cadjwgt[pos] = adjwgt[e]
                     pos += 1

@@ -43,25 +43,41 @@ def heavy_edge_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group):
     """
     n = xadj.size - 1
     ncon = vwgt.shape[1]
-    vsum = np.empty(n, dtype=np.float64)
+    vsum = np.zeros(n, dtype=np.int64)
+    heaviest = np.zeros(ncon, dtype=np.int64)
     for v in range(n):
-        s = 0
         for c in range(ncon):
-            s += vwgt[v, c]
-        vsum[v] = max(s, 1)
+            vsum[v] += vwgt[v, c]
+            heaviest[c] = max(heaviest[c], vwgt[v, c])
+    # skip checks that cannot fail (saves random accesses on large graphs)
+    check_fit = False
+    for c in range(ncon):
+        if 2 * heaviest[c] > maxvw[c]:
+            check_fit = True
+    check_group = False
+    uniform_weight = True
+    for v in range(1, n):
+        if group[v] != group[0]:
+            check_group = True
+        if vsum[v] != vsum[0]:
+            uniform_weight = False
     match = np.full(n, -1, dtype=np.int64)
     for idx in range(n):
         v = order[idx]
         if match[v] != -1:
             continue
         best = -1
-        best_rating = -1.0
+        best_rating = -1
         for e in range(xadj[v], xadj[v + 1]):
             u = adjncy[e]
-            if match[u] != -1 or group[u] != group[v] or not _fits(vwgt, u, v, maxvw):
+            if match[u] != -1:
                 continue
-            rating = float(adjwgt[e])
-            if rating > best_rating or (rating == best_rating and vsum[u] < vsum[best]):
+            if check_group and group[u] != group[v]:
+                continue
+            if check_fit and not _fits(vwgt, u, v, maxvw):
+                continue
+            rating = adjwgt[e]
+            if rating > best_rating or (rating == best_rating and not uniform_weight and vsum[u] < vsum[best]):
                 best_rating = rating
                 best = u
         if best >= 0:
