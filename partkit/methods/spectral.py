@@ -94,7 +94,7 @@ def fiedler_vector(graph, seed=0, multilevel=None):
     if multilevel is None:
         multilevel = n > ML_THRESHOLD
     if multilevel and n > COARSEST:
-        return _multilevel_fiedler(a, graph.vwgt[:, 0], seed)
+        return _multilevel_fiedler(a, seed)
     return _lanczos_fiedler(laplacian(a), np.ones(n), seed)
 
 
@@ -117,13 +117,13 @@ def _rayleigh(lap, mass, x):
     return float(x @ (lap @ x)) / max(float(x @ (mass * x)), 1e-300)
 
 
-def _multilevel_fiedler(a, w, seed):
+def _multilevel_fiedler(a, seed):
     """Fiedler vector by coarsening, a coarse solve, interpolation and RQI refinement."""
     rng = np.random.default_rng(seed)
     counts = np.ones(a.shape[0], dtype=np.int64)
     levels = []  # (adjacency, counts, prolongation to this level from the next)
     while a.shape[0] > COARSEST:
-        labels = _cluster(a, counts, w, int(rng.integers(2**31 - 1)))
+        labels = _cluster(a, counts, int(rng.integers(2**31 - 1)))
         nc = int(labels.max()) + 1
         if nc > 0.9 * a.shape[0]:
             break
@@ -132,14 +132,14 @@ def _multilevel_fiedler(a, w, seed):
         ac = (p.T @ a @ p).tocsr()
         ac.setdiag(0)
         ac.eliminate_zeros()
-        a, counts, w = ac, np.bincount(labels, weights=counts).astype(np.int64), np.bincount(labels, weights=w)
+        a, counts = ac, np.bincount(labels, weights=counts).astype(np.int64)
     x = _lanczos_fiedler(laplacian(a), counts.astype(np.float64), int(rng.integers(2**31 - 1)))
     for fine_a, fine_counts, p in reversed(levels):
         x = _rqi(laplacian(fine_a), fine_counts.astype(np.float64), p @ x)
     return x
 
 
-def _cluster(a, counts, w, seed):
+def _cluster(a, counts, seed):
     """Size-constrained label propagation clustering of a weighted adjacency matrix."""
     n = a.shape[0]
     xadj = a.indptr.astype(np.int64)
