@@ -92,8 +92,10 @@ def repartition_rows(n, k, method, seed=0):
         case = {"refined": f"r={radius}, x{factor}", "old_cut": edge_cut(g, old),
                 "total": int(w.sum()), "min_migration": int(excess.sum())}
         for label, result in (
-                ("diffusion itr=1000", repartition(g, old, w, k, itr=1000.0, seed=seed)),
-                ("diffusion itr=0.1", repartition(g, old, w, k, itr=0.1, seed=seed)),
+                ("diffusion l1 itr=1000", repartition(g, old, w, k, itr=1000.0, seed=seed)),
+                ("diffusion l2 itr=1000", repartition(g, old, w, k, itr=1000.0, flow="l2",
+                                                      seed=seed)),
+                ("diffusion l1 itr=0.1", repartition(g, old, w, k, itr=0.1, seed=seed)),
                 ("auto itr=1000", repartition(g, old, w, k, strategy="auto", method=method,
                                               seed=seed)),
                 ("scratch, relabelled", partition_from_scratch(g, old, k, vwgt=w, method=method,

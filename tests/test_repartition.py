@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import partkit
-from partkit.balance.repartition import (diffusion_flow, migration_volume, partition_from_scratch,
+from partkit.balance.repartition import (balancing_flow, migration_volume, partition_from_scratch,
                                          relabel_to_match, repartition, with_weights)
 from partkit.balance.weightsio import read_vertex_weights
 from partkit.cli import main
@@ -89,13 +89,27 @@ def test_multi_constraint_weights(mesh):
     assert is_balanced(with_weights(g, both), r.part, K, 0.05)
 
 
-def test_diffusion_flow_sends_the_excess(mesh):
+@pytest.mark.parametrize("norm", ["l1", "l2"])
+def test_balancing_flow_sends_the_excess(mesh, norm):
     g, old, w = mesh
     gw = with_weights(g, w)
-    flow = diffusion_flow(gw, old, K)
+    flow = balancing_flow(gw, old, K, norm)
     weights = part_weights(gw, old, K)[:, 0]
     assert np.allclose(flow, -flow.T)
     assert np.allclose(flow.sum(axis=1), weights - weights.mean())
+    adjacent = np.zeros((K, K), dtype=bool)
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    adjacent[old[src], old[g.adjncy]] = True
+    assert np.all(flow[~adjacent] == 0)
+
+
+def test_least_volume_flow_moves_less_than_diffusion(mesh):
+    g, old, w = mesh
+    gw = with_weights(g, w)
+    l1, l2 = balancing_flow(gw, old, K, "l1"), balancing_flow(gw, old, K, "l2")
+    assert np.abs(l1).sum() <= np.abs(l2).sum() + 1e-6
+    assert (repartition(g, old, w, K, flow="l1").migration
+            <= repartition(g, old, w, K, flow="l2").migration)
 
 
 def test_relabel_recovers_a_permutation():
@@ -113,6 +127,8 @@ def test_bad_weights_and_heavy_vertices(mesh):
         repartition(g, old, -w, K)
     with pytest.raises(InputError):
         repartition(g, old, w, K, strategy="magic")
+    with pytest.raises(InputError):
+        repartition(g, old, w, K, flow="l3")
     heavy = w.copy()
     heavy[0] = int(w.sum())  # one vertex heavier than any balanced part
     r = repartition(g, old, heavy, K)

@@ -16,14 +16,16 @@ small cut; a small one favours little migration.
 Strategies
 ----------
 ``diffusion``
-    Solve the diffusion equation ``L x = w - w_avg`` on the quotient graph of
-    the parts (``L`` its Laplacian): ``x_a - x_b`` is the weight part ``a``
-    sends to neighbour part ``b``, the flow with the smallest 2-norm that
-    balances the load (Hu and Blake; with several constraints the load
-    combines them, see :func:`vertex_load`). Boundary vertices move along the flow,
-    best gain first; then overweight parts shed vertices to neighbours with
-    room, and a greedy refinement improves ``itr * cut + migration`` without
-    breaking the balance.
+    Compute a flow of load between neighbouring parts (on the quotient graph
+    of the partition) that balances them: by default the flow of least total
+    volume, a small linear program, which moves the least weight; or
+    (``flow="l2"``) the flow of least 2-norm that first-order diffusion
+    converges to, ``x_a - x_b`` with ``L x = w - w_avg`` on the quotient
+    Laplacian (Hu and Blake). With several constraints the load combines
+    them (:func:`vertex_load`). Boundary vertices move along the flow one at
+    a time, best gain first; then overweight parts shed vertices to parts
+    with room, and a k-way FM refinement improves ``itr * cut + migration``
+    without breaking the balance.
 ``remap``
     Partition from scratch with the new weights, relabel the new parts to
     maximise the weight that stays in place (an assignment problem), then
@@ -37,7 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment, linprog
 
 from partkit.errors import InputError
 from partkit.graph import Graph
@@ -145,21 +148,60 @@ def vertex_load(graph) -> np.ndarray:
     return graph.vwgt @ scale if graph.ncon > 1 else graph.vwgt[:, 0].astype(np.float64)
 
 
-def diffusion_flow(graph, part, k, load=None) -> np.ndarray:
-    """The balancing flow between neighbouring parts, shape ``(k, k)``.
+def balancing_flow(graph, part, k, method="l1", load=None) -> np.ndarray:
+    """The flow of load between neighbouring parts that balances them, shape ``(k, k)``.
 
-    ``flow[a, b] = x_a - x_b`` for neighbour parts, with ``L x = w - w_avg``
-    solved in the least-squares sense on the quotient graph (exactly when it
-    is connected): the flow of least 2-norm whose net outflow from every
-    part is its excess load. ``load`` defaults to :func:`vertex_load`.
+    ``flow[a, b] > 0`` is what part ``a`` sends to its neighbour part ``b``
+    (``flow`` is antisymmetric); the net outflow of every part is its excess
+    load over the average, taken within each connected component of the
+    quotient graph (what cannot be balanced along part adjacencies is left
+    to the balancing moves).
+
+    Parameters
+    ----------
+    method : {"l1", "l2"}
+        ``l1``: the flow of least total volume ``sum |flow|``, a linear
+        program (HiGHS): since every unit of flow on a quotient edge is a
+        unit of weight changing part, it moves the least weight. ``l2``: the
+        flow of least 2-norm, ``flow[a, b] = x_a - x_b`` with
+        ``L x = excess`` on the quotient Laplacian ``L`` -- the solution
+        first-order diffusion converges to (Hu and Blake); it spreads the
+        flow over more paths and moves more.
+    load : numpy.ndarray, optional
+        Load per vertex (default :func:`vertex_load`).
     """
+    from scipy.sparse.csgraph import connected_components
+
     load = vertex_load(graph) if load is None else load
-    adjacency = _quotient_adjacency(graph, part, k).astype(np.float64)
+    adjacency = _quotient_adjacency(graph, part, k)
     weights = np.bincount(part, weights=load, minlength=k)
-    excess = weights - weights.sum() / k
-    laplacian = np.diag(adjacency.sum(axis=1)) - adjacency
-    x = np.linalg.lstsq(laplacian, excess, rcond=None)[0]
-    return adjacency * (x[:, None] - x[None, :])
+    _, component = connected_components(sp.csr_matrix(adjacency), directed=False)
+    sizes = np.bincount(component)
+    excess = weights - (np.bincount(component, weights=weights) / sizes)[component]
+    if method == "l2":
+        laplacian = np.diag(adjacency.sum(axis=1)) - adjacency.astype(np.float64)
+        x = np.linalg.lstsq(laplacian, excess, rcond=None)[0]
+        return adjacency * (x[:, None] - x[None, :])
+    if method != "l1":
+        raise InputError(f"unknown flow {method!r}; available: l1, l2")
+    a, b = np.nonzero(np.triu(adjacency))
+    flow = np.zeros((k, k))
+    if a.size == 0:
+        return flow
+    edges = np.arange(a.size)
+    # variables: forward part f+ (a -> b), then backward part f- (b -> a), both >= 0
+    rows = np.concatenate([a, b, a, b])
+    cols = np.concatenate([edges, edges, edges + a.size, edges + a.size])
+    vals = np.concatenate([np.ones(a.size), -np.ones(a.size), -np.ones(a.size), np.ones(a.size)])
+    divergence = sp.csr_matrix((vals, (rows, cols)), shape=(k, 2 * a.size))
+    solution = linprog(np.ones(2 * a.size), A_eq=divergence, b_eq=excess, bounds=(0, None),
+                       method="highs")
+    if solution.status != 0:
+        raise RuntimeError(f"balancing flow LP failed: {solution.message}")
+    f = solution.x[:a.size] - solution.x[a.size:]
+    flow[a, b] = f
+    flow[b, a] = -f
+    return flow
 
 
 def _result(graph, home, part, k, vsize, strategy):
@@ -217,7 +259,7 @@ def partition_from_scratch(graph, part, k, *, vwgt=None, imbalance=0.03, method=
 
 
 def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, vsize=None,
-                strategy="diffusion", method=None, seed=0) -> RepartitionResult:
+                strategy="diffusion", flow="l1", method=None, seed=0) -> RepartitionResult:
     """Rebalance ``part`` for new vertex weights, keeping the cut and the migration low.
 
     Parameters
@@ -238,6 +280,9 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     vsize : array_like of int, shape (n,), optional
         Migration cost per vertex (default: the first new weight).
     strategy : {"diffusion", "remap", "auto"}
+    flow : {"l1", "l2"}, default "l1"
+        The balancing flow of the diffusion strategy (:func:`balancing_flow`):
+        least total volume (least migration) or least 2-norm (diffusion).
     method : str, optional
         Partitioning method for ``remap``/``auto`` (default :func:`scratch_method`).
     seed : int
@@ -259,6 +304,8 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         raise InputError(f"itr must be a non-negative number, got {itr}")
     if strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r}; available: {', '.join(STRATEGIES)}")
+    if flow not in ("l1", "l2"):
+        raise InputError(f"unknown flow {flow!r}; available: l1, l2")
     vsize = graph.vwgt[:, 0].copy() if vsize is None else np.asarray(vsize, dtype=np.int64)
     if vsize.shape != (graph.n,) or (vsize.size and vsize.min() < 0):
         raise InputError(f"{graph.name}: vsize must be {graph.n} non-negative integers")
@@ -266,8 +313,8 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     candidates = []
     if strategy in ("diffusion", "auto"):
         part = home.copy()
-        flow = diffusion_flow(graph, part, k)
-        _improve(graph, home, part, k, vsize, bound, itr, seed, flow)
+        owed = balancing_flow(graph, part, k, flow)
+        _improve(graph, home, part, k, vsize, bound, itr, seed, owed)
         candidates.append(_result(graph, home, part, k, vsize, "diffusion"))
     if strategy in ("remap", "auto"):
         scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method,

@@ -29,6 +29,9 @@ def register(subparsers):
                         help="weight of the cut against the migration volume (default 1000)")
     parser.add_argument("--strategy", choices=["diffusion", "remap", "auto"], default="diffusion",
                         help="diffusion (default), scratch-remap, or the better of both")
+    parser.add_argument("--flow", choices=["l1", "l2"], default="l1",
+                        help="diffusion strategy: balancing flow of least volume (l1, default: moves "
+                             "the least weight) or least 2-norm (l2: what diffusion converges to)")
     parser.add_argument("--compare", action="store_true",
                         help="also partition from scratch (relabelled to maximise overlap) and "
                              "report its cut and migration")
@@ -55,7 +58,7 @@ def run(args):
     if not 1 <= k <= graph.n:
         raise InputError(f"k must be between 1 and n={graph.n}, got {k}")
     result = repartition(graph, old, weights, k, imbalance=args.imbalance, itr=args.itr,
-                         strategy=args.strategy, seed=args.seed)
+                         strategy=args.strategy, flow=args.flow, seed=args.seed)
     weighted = with_weights(graph, weights)
     balanced = is_balanced(weighted, result.part, k, args.imbalance)
     output = args.output or f"{args.partfile}.repart"

@@ -126,7 +126,8 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
     part ``b``, ``load[v]`` the load of vertex ``v`` (its weight, or a
     combination of its weights over the constraints). A max-heap holds, for every vertex next to a
     part its own part still owes flow to, the gain of that move; the best
-    move is applied if at least half the vertex weight is still owed, then
+    move is applied if more than half the vertex load is still owed (so the
+    residual flow back is below half: a vertex never bounces), then
     the vertex and its neighbours are re-scored (older heap entries are
     recognised as stale by a per-vertex stamp). Moving one vertex at a time
     with updated gains grows the receiving part compactly. ``flow`` is
@@ -155,7 +156,7 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
         count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
         for i in range(count):
             b = touched[i]
-            if b != a and 2.0 * flow[a, b] >= load[v]:
+            if b != a and 2.0 * flow[a, b] > load[v]:
                 g = _gain(v, a, b, conn, home, vsize, itr)
                 keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps, size,
                                                            g, v, b, stamp[v])
@@ -165,7 +166,7 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
         _, v, b, st, size = _pop(keys, verts, targets, stamps, size)
         a = part[v]
         w = load[v]
-        if st != stamp[v] or 2.0 * flow[a, b] < w:
+        if st != stamp[v] or 2.0 * flow[a, b] <= w:
             continue
         _move(v, a, b, vwgt, pw, part)
         flow[a, b] -= w
@@ -182,7 +183,7 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
             count = _connectivity(u, xadj, adjncy, adjwgt, part, conn, touched)
             for i in range(count):
                 x = touched[i]
-                if x != c and 2.0 * flow[c, x] >= load[u]:
+                if x != c and 2.0 * flow[c, x] > load[u]:
                     g = _gain(u, c, x, conn, home, vsize, itr)
                     keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps,
                                                                size, g, u, x, stamp[u])
