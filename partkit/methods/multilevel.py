@@ -225,10 +225,13 @@ def _coarse_map(g, maxvw, group, coarsening, rng):
 def initial_partition(coarsest, k, bisect, imbalance, maxw, params, rng):
     """Best of ``init_runs`` refined recursive bisections of the coarsest graph.
 
-    Runs are ranked balanced first, then by cut.
+    Runs are ranked balanced first, then by cut. For k > 16 half as many
+    runs are made: each run costs about k bisections, and its cut varies
+    less because it adds up many independent splits.
     """
+    runs = params["init_runs"] if k <= 16 else max(1, params["init_runs"] // 2)
     best, best_key = None, None
-    for _ in range(params["init_runs"]):
+    for _ in range(runs):
         part = recursive_bisection(coarsest, k, bisect, imbalance=imbalance, seed=int(rng.integers(2**31 - 1)))
         refine_kway(coarsest, part, maxw, params, rng)
         key = (not _balanced(coarsest, part, maxw), edge_cut(coarsest.xadj, coarsest.adjncy, coarsest.adjwgt, part))
@@ -239,30 +242,38 @@ def initial_partition(coarsest, k, bisect, imbalance, maxw, params, rng):
 
 def uncoarsen(levels, coarsest, part, maxw, params, rng, say=_quiet):
     """Project ``part`` from the coarsest graph and refine it on every finer level."""
+    coarse = coarsest
     for depth in range(len(levels) - 1, -1, -1):
         fine, cmap = levels[depth]
         say(f"refining level {depth}: {fine.n} vertices")
+        # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
+        on_boundary = np.zeros(coarse.n, dtype=bool)
+        on_boundary[boundary_vertices(coarse.xadj, coarse.adjncy, part)] = True
         part = part[cmap]
-        refine_kway(fine, part, maxw, params, rng)
+        refine_kway(fine, part, maxw, params, rng, np.flatnonzero(on_boundary[cmap]))
+        coarse = fine
     return part
 
 
-def refine_kway(g, part, maxw, params, rng):
-    """Balance (if needed), then label propagation and k-way FM, in place."""
+def refine_kway(g, part, maxw, params, rng, candidates=None):
+    """Balance (if needed), then label propagation and k-way FM, in place.
+
+    ``candidates`` (default: the boundary vertices) must include every
+    boundary vertex; the refinement starts from them.
+    """
     k = maxw.shape[0]
     pw = part_weights(g.vwgt, part, k)
     if np.any(pw > maxw):
         rebalance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, 20)
-    label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, _shuffled_boundary(g, part, rng),
-                             params["lp_rounds"])
+        candidates = None
+    if candidates is None:
+        candidates = boundary_vertices(g.xadj, g.adjncy, part)
+    candidates = candidates.astype(np.int64, copy=False)
+    label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw,
+                             candidates[rng.permutation(candidates.size)], params["lp_rounds"])
     max_bad = max(50, min(1000, g.n // 100))
-    kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, _shuffled_boundary(g, part, rng),
+    kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates[rng.permutation(candidates.size)],
                    params["fm_passes"], max_bad)
-
-
-def _shuffled_boundary(g, part, rng):
-    boundary = boundary_vertices(g.xadj, g.adjncy, part)
-    return boundary[rng.permutation(boundary.size)]
 
 
 def multilevel_bisection(graph, fraction0, imbalance, seed, params):
