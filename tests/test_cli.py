@@ -58,7 +58,17 @@ def test_infeasible_balance_exits_3_and_still_writes(tmp_path, capsys):
 
 def test_unknown_option_for_method_is_refused(grid_file, capsys):
     assert main(["partition", str(grid_file), "-k", "2", "--method", "block", "--preset", "fast"]) == 2
-    assert "has no option --preset" in capsys.readouterr().err
+    assert "has no option 'preset'" in capsys.readouterr().err
+
+
+def test_method_options_from_the_command_line(grid_file, capsys):
+    assert main(["partition", str(grid_file), "-k", "2", "--method", "fm", "-O", "nstarts=2",
+                 "-O", "init=greedy", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["k"] == 2
+    assert main(["partition", str(grid_file), "-k", "2", "--method", "fm", "-O", "bogus=1"]) == 2
+    assert "has no option 'bogus' (it accepts: init, nstarts, npasses)" in capsys.readouterr().err
+    assert main(["partition", str(grid_file), "-k", "2", "--method", "fm", "-O", "nstarts"]) == 2
+    assert "must look like KEY=VALUE" in capsys.readouterr().err
 
 
 def test_generate_then_partition(tmp_path, capsys):

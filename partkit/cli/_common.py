@@ -49,8 +49,35 @@ def method_options(method, candidates):
         if name in parameters or takes_any:
             options[name] = value
         elif name != "progress":
-            raise InputError(f"method {method!r} has no option --{name.replace('_', '-')}")
+            accepted = [p for p in parameters if p not in ("graph", "k", "imbalance", "seed", "progress")]
+            raise InputError(f"method {method!r} has no option {name!r} "
+                             f"(it accepts: {', '.join(accepted) or 'none'})")
     return options
+
+
+def parse_options(pairs):
+    """Turn ``["key=value", ...]`` into a dict; values become int, float, bool or None when they look so."""
+    options = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise InputError(f"option {pair!r} must look like KEY=VALUE")
+        options[key] = _option_value(text)
+    return options
+
+
+def _option_value(text):
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return text
 
 
 def print_json(payload):

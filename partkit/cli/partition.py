@@ -8,7 +8,7 @@ import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
 from partkit.cli._common import (add_graph_arguments, end_progress, load_graph, method_options,
-                                 print_json, progress_printer)
+                                 parse_options, print_json, progress_printer)
 
 
 def register(subparsers):
@@ -30,6 +30,9 @@ def register(subparsers):
     parser.add_argument("--preset", choices=["fast", "default", "strong"],
                         help="speed/quality trade-off, for methods that have one")
     parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
+    parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable; see "
+                             "docs/methods.md for each method's options)")
     parser.add_argument("-o", "--output", metavar="OUT", help="partition file (default FILE.part.K)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
@@ -46,7 +49,7 @@ def run(args):
     graph = load_graph(args)
     printer = progress_printer(args.quiet or args.json)
     options = method_options(args.method, {"preset": args.preset, "refine": args.refine,
-                                           "progress": printer})
+                                           "progress": printer, **parse_options(args.option)})
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InfeasibleBalanceWarning)
