@@ -22,10 +22,12 @@ Strategies
     (``flow="l2"``) the flow of least 2-norm that first-order diffusion
     converges to, ``x_a - x_b`` with ``L x = w - w_avg`` on the quotient
     Laplacian (Hu and Blake). With several constraints the load combines
-    them (:func:`vertex_load`). Boundary vertices move along the flow one at
-    a time, best gain first; then overweight parts shed vertices to parts
-    with room, and a k-way FM refinement improves ``itr * cut + migration``
-    without breaking the balance.
+    them (:func:`vertex_load`). Boundary vertices move along half the flow
+    one at a time, best gain first; the flow is recomputed from the new
+    weights and the rounds repeat while the overload decreases. Then
+    overweight parts shed vertices to parts with room, and a k-way FM
+    refinement improves ``itr * cut + migration`` without breaking the
+    balance.
 ``remap``
     Partition from scratch with the new weights, relabel the new parts to
     maximise the weight that stays in place (an assignment problem), then
@@ -50,8 +52,14 @@ from partkit.native.balance_repart import balance_moves, flow_moves, refine_migr
 
 STRATEGIES = ("diffusion", "remap", "auto")
 
+#: Rounds of (flow from the current weights, moves along it); each round
+#: sends only this fraction of the flow, because a flow that crosses several
+#: parts cannot always be realised at once (a transit part may lose its
+#: boundary with the next part before it has passed the load on).
+FLOW_ROUNDS = 20
+FLOW_DAMPING = 0.5
 #: Upper limits on the passes of the kernels (each pass is O(m)).
-BALANCE_PASSES = 50
+BALANCE_PASSES = 500
 REFINE_PASSES = 10
 #: FM refinement gives up a pass after this many moves without a new best.
 REFINE_STALL = 200
@@ -218,11 +226,21 @@ def _ranking(graph, k, imbalance_bound, itr):
 
 
 def _improve(graph, home, part, k, vsize, bound, itr, seed, flow=None):
-    """Flow moves (optional), balancing moves and refinement, in place on ``part``."""
+    """Flow rounds (when ``flow`` names a norm), balancing moves and FM refinement, in place."""
     pw = part_weights(graph, part, k)
     args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, home, vsize, pw)
     if flow is not None:
-        flow_moves(*args, vertex_load(graph), flow, float(itr))
+        previous = np.inf
+        for _ in range(FLOW_ROUNDS):
+            per_constraint = (np.maximum(pw - bound, 0) / np.maximum(bound, 1)).sum(axis=0)
+            overload = float(per_constraint.sum())
+            if overload == 0 or overload >= previous:
+                break
+            previous = overload
+            # one constraint per round: the most overloaded one
+            load = graph.vwgt[:, int(np.argmax(per_constraint))].astype(np.float64)
+            owed = FLOW_DAMPING * balancing_flow(graph, part, k, flow, load)
+            flow_moves(*args, load, owed, float(itr))
     balance_moves(*args, bound, float(itr), BALANCE_PASSES)
     order = np.random.default_rng(seed).permutation(graph.n).astype(np.int64)
     refine_migration(*args, bound, float(itr), order, REFINE_PASSES, REFINE_STALL)
@@ -313,8 +331,7 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     candidates = []
     if strategy in ("diffusion", "auto"):
         part = home.copy()
-        owed = balancing_flow(graph, part, k, flow)
-        _improve(graph, home, part, k, vsize, bound, itr, seed, owed)
+        _improve(graph, home, part, k, vsize, bound, itr, seed, flow)
         candidates.append(_result(graph, home, part, k, vsize, "diffusion"))
     if strategy in ("remap", "auto"):
         scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method,
