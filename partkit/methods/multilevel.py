@@ -72,6 +72,9 @@ INITIAL_GROWTH = "bfs"
 #: Fewest greedy-growing starts of a bisection deep in the recursion.
 MIN_TRIES = 8
 
+#: Label-propagation sweeps of one clustering step.
+CLUSTER_ROUNDS = 3
+
 #: Lower bound on the fruitless FM moves of a pass in an initial bisection.
 BISECTION_MAX_BAD = 50
 
@@ -218,7 +221,7 @@ def _coarse_map(g, maxvw, group, coarsening, rng):
         if nc <= 0.9 * g.n:
             return cmap, nc
     order = rng.permutation(g.n).astype(np.int64)
-    labels = label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, 5)
+    labels = label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, CLUSTER_ROUNDS)
     return compact_labels(labels)
 
 
