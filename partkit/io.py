@@ -540,6 +540,46 @@ def read_coordinates(path, n=None) -> np.ndarray:
     return values.reshape(-1, d)
 
 
+def read_vertex_weights(path, n) -> np.ndarray:
+    """Read ``n`` rows of non-negative integer vertex weights, shape ``(n, ncon)``.
+
+    Each non-comment line holds the ``ncon >= 1`` weights of one vertex
+    (several columns: multi-constraint weights, as in a METIS graph with
+    ``fmt`` 10). Lines starting with ``%`` or ``#`` are comments. An optional
+    first line ``n`` or ``n ncon`` (a METIS-like header) is recognised when
+    the file has ``n + 1`` rows.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the line and the reason, for an unreadable file, a
+        wrong number of rows or columns, or a weight that is not a
+        non-negative integer.
+    """
+    path = Path(path)
+    lines = _decode_lines(path, _read_bytes(path))
+    rows = [(number, line) for number, line in enumerate(lines, start=1)
+            if not line.lstrip().startswith(("%", "#"))]
+    while rows and not rows[-1][1].strip():
+        rows.pop()
+    if not rows:
+        raise InputError(f"{path}: no vertex weights")
+    if len(rows) == n + 1 > 1:
+        header, width = rows[0][1].split(), len(rows[1][1].split())
+        if header[:1] == [str(n)] and (len(header) == 1 or header[1:] == [str(width)]):
+            rows = rows[1:]
+    if len(rows) != n:
+        raise InputError(f"{path}: {len(rows)} rows of weights for {n} vertices")
+    ncon = len(rows[0][1].split())
+    _check_token_counts(path, rows, ncon, "the weights of a vertex (as on the first row)")
+    tokens = " ".join(line for _, line in rows).split()
+    values = _parse_numbers(path, tokens, "int", lambda i: rows[i // ncon][0], "weight")
+    if values.size and values.min() < 0:
+        bad = int(np.argmin(values))
+        raise InputError(f"{path}: line {rows[bad // ncon][0]}: negative weight {values[bad]}")
+    return values.reshape(n, ncon)
+
+
 def read_partition(path, n=None, k=None) -> np.ndarray:
     """Read a partition file: one non-negative integer part id per line.
 

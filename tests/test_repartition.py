@@ -8,7 +8,7 @@ import pytest
 import partkit
 from partkit.balance.repartition import (balancing_flow, migration_volume, partition_from_scratch,
                                          relabel_to_match, repartition, with_weights)
-from partkit.balance.weightsio import read_vertex_weights
+from partkit.io import read_vertex_weights
 from partkit.cli import main
 from partkit.errors import InputError
 from partkit.generators import delaunay
@@ -148,10 +148,10 @@ def test_read_vertex_weights(tmp_path):
     f.write_text("3 2\n1 4\n2 5\n3 6\n\n")
     assert read_vertex_weights(f, 3).tolist() == [[1, 4], [2, 5], [3, 6]]
     for text, message in [("1\n2\n", "2 rows of weights for 3 vertices"),
-                          ("1\n2 2\n3\n", "line 2: 2 weights, expected 1"),
+                          ("1\n2 2\n3\n", "line 2: found 2 tokens, expected 1"),
                           ("1\nx\n3\n", "line 2: weight 'x' is not an integer"),
                           ("1\n-2\n3\n", "line 2: negative weight -2"),
-                          ("1\n\n3\n", "line 2: an empty line")]:
+                          ("1\n\n3\n", "line 2: found 0 tokens, expected 1")]:
         f.write_text(text)
         with pytest.raises(InputError, match=message):
             read_vertex_weights(f, 3)

@@ -46,9 +46,8 @@ def run(args):
     """Read the inputs, repartition, write the partition, print the metrics."""
     from partkit.balance.repartition import (partition_from_scratch, repartition,
                                              scratch_method, with_weights)
-    from partkit.balance.weightsio import read_vertex_weights
     from partkit.errors import InputError
-    from partkit.io import read_partition, write_partition
+    from partkit.io import read_partition, read_vertex_weights, write_partition
     from partkit.metrics import edge_cut, is_balanced
 
     graph = load_graph(args)
