@@ -50,15 +50,18 @@ from partkit.native.matching import heavy_edge_matching, matching_to_cmap, two_h
 #: ``bisect_fm_passes``: 2-way FM passes per level of a bisection;
 #: ``lp_rounds``: label-propagation sweeps per level;
 #: ``fm_passes``: k-way FM passes per level;
+#: ``fm_bad_share``, ``fm_max_bad``: a k-way FM pass stops after
+#: ``max(50, min(fm_max_bad, fm_bad_share * n))`` moves without a new best cut;
 #: ``init_runs``: recursive bisections of the coarsest graph, the best is kept;
-#: ``vcycles``: extra V-cycles after the first multilevel run.
+#: ``runs``: independent multilevel runs, the best is kept;
+#: ``vcycles``: V-cycles refining the best run.
 PRESETS = {
     "fast": dict(coarse_per_part=20, init_tries=4, bisect_fm_passes=2, lp_rounds=2, fm_passes=1, init_runs=1,
-                 vcycles=0),
+                 runs=1, vcycles=0, fm_max_bad=1000, fm_bad_share=0.01),
     "default": dict(coarse_per_part=160, init_tries=20, bisect_fm_passes=4, lp_rounds=4, fm_passes=3, init_runs=2,
-                    vcycles=0),
+                    runs=1, vcycles=0, fm_max_bad=1000, fm_bad_share=0.1),
     "strong": dict(coarse_per_part=160, init_tries=40, bisect_fm_passes=8, lp_rounds=6, fm_passes=8, init_runs=4,
-                   vcycles=3),
+                   runs=4, vcycles=3, fm_max_bad=100000, fm_bad_share=0.2),
 }
 
 COARSENINGS = ("matching", "clustering")
@@ -121,9 +124,34 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     maxw = np.tile(bound, (k, 1))
     coarsest_size = max(params["coarse_per_part"] * k, BISECTION_COARSEST)
 
+    best, best_key = None, None
+    for run in range(params["runs"]):
+        if run:
+            say(f"run {run + 1} of {params['runs']}")
+        part = _multilevel_run(graph, k, imbalance, maxw, coarsest_size, params, coarsening, rng, say)
+        key = (not _balanced(graph, part, maxw), edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))
+        if best_key is None or key < best_key:
+            best, best_key = part, key
+    part, best_cut = best, best_key[1]
+    for cycle in range(params["vcycles"]):
+        say(f"V-cycle {cycle + 1}: cut {best_cut}")
+        levels, coarsest = coarsen(graph, coarsest_size, rng, coarsening=coarsening, group=part, say=say)
+        if not levels:
+            break
+        coarse_part = np.empty(coarsest.n, dtype=np.int64)
+        coarse_part[_compose(levels)] = part
+        refine_kway(coarsest, coarse_part, maxw, params, rng)
+        candidate = uncoarsen(levels, coarsest, coarse_part, maxw, params, rng, say)
+        cut = edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, candidate)
+        if cut <= best_cut and _balanced(graph, candidate, maxw) >= _balanced(graph, part, maxw):
+            part, best_cut = candidate, cut
+    return part
+
+
+def _multilevel_run(graph, k, imbalance, maxw, coarsest_size, params, coarsening, rng, say):
+    """One coarsen / initial-partition / uncoarsen cycle."""
     levels, coarsest = coarsen(graph, coarsest_size, rng, coarsening=coarsening, say=say)
     say(f"initial partitioning: {coarsest.n} vertices into {k} parts")
-
     coarse_total = float(coarsest.total_vertex_weight().sum())
 
     def bisect(sub, fraction0, eps, bseed):
@@ -133,19 +161,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         return multilevel_bisection(sub, fraction0, eps, bseed, dict(params, init_tries=tries))
 
     part = initial_partition(coarsest, k, bisect, imbalance, maxw, params, rng)
-    part = uncoarsen(levels, coarsest, part, maxw, params, rng, say)
-    best_cut = edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part)
-    for cycle in range(params["vcycles"]):
-        say(f"V-cycle {cycle + 1}: cut {best_cut}")
-        levels, coarsest = coarsen(graph, coarsest_size, rng, coarsening=coarsening, group=part, say=say)
-        coarse_part = np.empty(coarsest.n, dtype=np.int64)
-        coarse_part[_compose(levels)] = part
-        refine_kway(coarsest, coarse_part, maxw, params, rng)
-        candidate = uncoarsen(levels, coarsest, coarse_part, maxw, params, rng, say)
-        cut = edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, candidate)
-        if cut <= best_cut and _balanced(graph, candidate, maxw) >= _balanced(graph, part, maxw):
-            part, best_cut = candidate, cut
-    return part
+    return uncoarsen(levels, coarsest, part, maxw, params, rng, say)
 
 
 def _quiet(message):
@@ -274,7 +290,7 @@ def refine_kway(g, part, maxw, params, rng, candidates=None):
     candidates = candidates.astype(np.int64, copy=False)
     label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw,
                              candidates[rng.permutation(candidates.size)], params["lp_rounds"])
-    max_bad = max(50, min(1000, g.n // 100))
+    max_bad = max(50, min(params["fm_max_bad"], int(params["fm_bad_share"] * g.n)))
     kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates[rng.permutation(candidates.size)],
                    params["fm_passes"], max_bad)
 
