@@ -51,6 +51,13 @@ def test_presets_and_coarsenings(preset, coarsening):
     _check(g, part, 8)
 
 
+def test_strong_preset_on_a_graph_too_small_to_coarsen():
+    g = grid2d(10, 10)  # below the coarsest size: no hierarchy, the V-cycles have nothing to do
+    part = multilevel.partition(g, 2, preset="strong")
+    _check(g, part, 2)
+    assert edge_cut(g, part) == 10
+
+
 def test_progress_reports_phases():
     messages = []
     multilevel.partition(delaunay(5000, seed=2), 4, progress=messages.append)

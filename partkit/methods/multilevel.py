@@ -46,7 +46,7 @@ from partkit.native.matching import heavy_edge_matching, matching_to_cmap, two_h
 #: Parameters of each preset.
 #:
 #: ``coarse_per_part``: coarsening stops at about this many vertices per part;
-#: ``init_tries``: greedy-growing starts per initial bisection;
+#: ``init_tries``: grown starts (each refined by 2-way FM) of the first initial bisection;
 #: ``bisect_fm_passes``: 2-way FM passes per level of a bisection;
 #: ``lp_rounds``: label-propagation sweeps per level;
 #: ``fm_passes``: k-way FM passes per level;
