@@ -78,14 +78,17 @@ class Graph:
     # ------------------------------------------------------------------ sizes
     @property
     def n(self) -> int:
+        """Number of vertices."""
         return self.xadj.size - 1
 
     @property
     def m(self) -> int:
+        """Number of undirected edges."""
         return self.adjncy.size // 2
 
     @property
     def ncon(self) -> int:
+        """Number of vertex-weight constraints."""
         return self.vwgt.shape[1]
 
     def degrees(self) -> np.ndarray:
@@ -263,7 +266,7 @@ class Graph:
                                       self.adjwgt[upper].tolist()))
         return g
 
-    def subgraph(self, vertices) -> "Graph":
+    def subgraph(self, vertices) -> Graph:
         """The subgraph induced by ``vertices`` (renumbered 0..len-1 in the given order)."""
         vertices = np.asarray(vertices, dtype=INDEX_DTYPE)
         a = self.to_scipy()[vertices][:, vertices].tocsr()

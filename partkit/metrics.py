@@ -62,8 +62,7 @@ def imbalance(graph, part, k) -> np.ndarray:
     total = weights.sum(axis=0).astype(np.float64)
     average = total / k
     with np.errstate(divide="ignore", invalid="ignore"):
-        result = np.where(total > 0, weights.max(axis=0) / average - 1.0, 0.0)
-    return result
+        return np.where(total > 0, weights.max(axis=0) / average - 1.0, 0.0)
 
 
 def max_part_weights(graph, k, imbalance=0.03) -> np.ndarray:
