@@ -206,7 +206,9 @@ def main(argv=None):
         run_partkit(grid2d(30, 30), 4, args.imbalance, 0, args.preset)
     rows = []
     names = list(tools)
-    print(f"{'graph':<22}{'k':>4} " + "".join(f"{n + ' cut':>16}{'imb':>7}{'sec':>8}" for n in names), flush=True)
+    width = {n: max(16, len(n) + 6) for n in names}
+    print(f"{'graph':<22}{'k':>4} " + "".join(f"{n + ' cut':>{width[n]}}{'imb':>7}{'sec':>8}" for n in names),
+          flush=True)
     for gname, load in load_graphs(args.graphs, args.delaunay):
         graph = load()
         for k in args.k:
@@ -223,7 +225,7 @@ def main(argv=None):
                 }
             rows.append(row)
             print(f"{gname:<22}{k:>4} " + "".join(
-                f"{row['tools'][n]['cut']:>16.1f}{row['tools'][n]['imbalance']:>7.3f}"
+                f"{row['tools'][n]['cut']:>{width[n]}.1f}{row['tools'][n]['imbalance']:>7.3f}"
                 f"{row['tools'][n]['seconds']:>8.2f}" for n in names), flush=True)
     summary = summarize(rows, args)
     if "partkit" in tools and args.cold != "none":
