@@ -124,15 +124,17 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     maxw = np.tile(bound, (k, 1))
     coarsest_size = max(params["coarse_per_part"] * k, BISECTION_COARSEST)
 
-    best, best_key = None, None
-    for run in range(params["runs"]):
-        if run:
-            say(f"run {run + 1} of {params['runs']}")
-        part = _multilevel_run(graph, k, imbalance, maxw, coarsest_size, params, coarsening, rng, say)
-        key = (not _balanced(graph, part, maxw), edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))
-        if best_key is None or key < best_key:
-            best, best_key = part, key
-    part, best_cut = best, best_key[1]
+    part = _multilevel_run(graph, k, imbalance, maxw, coarsest_size, params, coarsening, rng, say)
+    if params["runs"] == 1 and params["vcycles"] == 0:
+        return part
+    best_key = (not _balanced(graph, part, maxw), edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))
+    for run in range(1, params["runs"]):
+        say(f"run {run + 1} of {params['runs']}")
+        candidate = _multilevel_run(graph, k, imbalance, maxw, coarsest_size, params, coarsening, rng, say)
+        key = (not _balanced(graph, candidate, maxw), edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, candidate))
+        if key < best_key:
+            part, best_key = candidate, key
+    best_cut = best_key[1]
     for cycle in range(params["vcycles"]):
         say(f"V-cycle {cycle + 1}: cut {best_cut}")
         levels, coarsest = coarsen(graph, coarsest_size, rng, coarsening=coarsening, group=part, say=say)
