@@ -72,7 +72,7 @@ BISECTION_COARSEST = 300
 #: How initial bisections grow side 0 ("greedy" or "bfs", see :func:`partkit.methods.fm.initial_bisection`).
 INITIAL_GROWTH = "bfs"
 
-#: Fewest greedy-growing starts of a bisection deep in the recursion.
+#: Fewest grown starts of a bisection deep in the recursion.
 MIN_TRIES = 8
 
 #: Label-propagation sweeps of one clustering step.
@@ -80,6 +80,10 @@ CLUSTER_ROUNDS = 3
 
 #: Lower bound on the fruitless FM moves of a pass in an initial bisection.
 BISECTION_MAX_BAD = 50
+
+#: The initial partition is made for this share of the allowed imbalance,
+#: leaving room for the k-way refinement to move vertices.
+INITIAL_IMBALANCE_SHARE = 2.0
 
 #: A level must shrink the graph to at most this fraction, else coarsening stops.
 STALL_RATIO = 0.95
@@ -162,7 +166,7 @@ def _multilevel_run(graph, k, imbalance, maxw, coarsest_size, params, coarsening
         tries = max(MIN_TRIES, int(round(params["init_tries"] * share)))
         return multilevel_bisection(sub, fraction0, eps, bseed, dict(params, init_tries=tries))
 
-    part = initial_partition(coarsest, k, bisect, imbalance, maxw, params, rng)
+    part = initial_partition(coarsest, k, bisect, imbalance * INITIAL_IMBALANCE_SHARE, maxw, params, rng)
     return uncoarsen(levels, coarsest, part, maxw, params, rng, say)
 
 
