@@ -25,8 +25,7 @@ def label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group
     group : int64 array, shape (n,)
         Vertices only join clusters of their own group.
     rounds : int
-        Maximum number of sweeps; stops early when nothing moves. After the
-        first sweep only vertices with a neighbour that moved are visited.
+        Maximum number of sweeps; stops early when nothing moves.
 
     Returns
     -------
@@ -39,19 +38,20 @@ def label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group
     cw = vwgt.copy()
     rating = np.zeros(n, dtype=np.int64)
     touched = np.empty(n, dtype=np.int64)
-    active = np.ones(n, dtype=np.bool_)
-    next_active = np.zeros(n, dtype=np.bool_)
+    check_group = False
+    for v in range(1, n):
+        if group[v] != group[0]:
+            check_group = True
+            break
     for _ in range(rounds):
         moved = 0
         for idx in range(n):
             v = order[idx]
-            if not active[v]:
-                continue
             own = labels[v]
             nt = 0
             for e in range(xadj[v], xadj[v + 1]):
                 u = adjncy[e]
-                if group[u] != group[v]:
+                if check_group and group[u] != group[v]:
                     continue
                 lab = labels[u]
                 if rating[lab] == 0:
@@ -81,10 +81,6 @@ def label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group
                     cw[best, c] += vwgt[v, c]
                 labels[v] = best
                 moved += 1
-                for e in range(xadj[v], xadj[v + 1]):
-                    next_active[adjncy[e]] = True
         if moved == 0:
             break
-        active, next_active = next_active, active
-        next_active[:] = False
     return labels
