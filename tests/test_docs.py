@@ -1,6 +1,6 @@
 """Run every command shown in the docs, so the docs cannot rot.
 
-In ``docs/*.md``, each ```` ```console ```` block holds shell commands on lines
+In ``docs/**/*.md``, each ```` ```console ```` block holds shell commands on lines
 starting with ``$ `` and each ```` ```python ```` block is a script; they run in
 order, page by page, in a scratch folder that has ``data/`` and a ``../shared``
 link to the shared inputs. The README's main command runs too (without its
@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = sorted((ROOT / "docs").glob("*.md"))
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
 BLOCK = re.compile(r"^```(console|python)\n(.*?)^```", re.S | re.M)
 
 
@@ -37,7 +37,7 @@ def run(command, cwd, label):
     assert result.returncode == 0, f"{label} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
 
 
-@pytest.mark.parametrize("page", DOCS, ids=[p.name for p in DOCS])
+@pytest.mark.parametrize("page", DOCS, ids=[str(p.relative_to(ROOT / "docs")) for p in DOCS])
 def test_doc_page_commands_run(page, tmp_path):
     text = page.read_text()
     if "../shared/" in text and not SHARED_DATA.is_dir():
