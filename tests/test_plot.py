@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -62,3 +64,10 @@ def test_spy_partition(tmp_path):
     spy_partition(g, partkit.partition(g, 3, "block"), out, size=(3, 3))
     shape, colours = image_colours(out)
     assert shape[:2] == (300, 300) and colours > 3
+
+
+def test_committed_pictures_of_4elt_and_bcsstk13():
+    root = Path(__file__).resolve().parents[1] / "docs" / "img"
+    for name in ("4elt_k8.png", "bcsstk13_k8_spy.png"):
+        shape, colours = image_colours(root / name)
+        assert shape[:2] == (800, 800) and colours > 8
