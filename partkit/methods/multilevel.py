@@ -81,6 +81,9 @@ CLUSTER_ROUNDS = 3
 #: Lower bound on the fruitless FM moves of a pass in an initial bisection.
 BISECTION_MAX_BAD = 50
 
+#: FM passes refining each grown start.
+INIT_FM_PASSES = 10
+
 #: The initial partition is made for this share of the allowed imbalance,
 #: leaving room for the k-way refinement to move vertices.
 INITIAL_IMBALANCE_SHARE = 2.0
@@ -329,7 +332,7 @@ def _best_grown_bisection(graph, fraction0, maxw, params, rng):
     for _ in range(params["init_tries"]):
         s = int(rng.integers(2**31 - 1))
         part = initial_bisection(graph, fraction0, s, INITIAL_GROWTH)
-        cut = fm_refine(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, maxw, 10,
+        cut = fm_refine(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, maxw, INIT_FM_PASSES,
                         max(BISECTION_MAX_BAD, graph.n // 4), s)
         key = (int(overweight(side_weights(graph.vwgt, part), maxw)), int(cut))
         if best_key is None or key < best_key:

@@ -10,12 +10,6 @@ import numpy as np
 from numba import njit
 
 
-def new_heap(n):
-    """Empty heap arrays for vertices ``0..n-1``: ``(heap, key, pos)``."""
-    return (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
-            np.full(n, -1, dtype=np.int64))
-
-
 @njit(cache=True)
 def _sift_up(heap, key, pos, i):
     v = heap[i]
