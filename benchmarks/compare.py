@@ -128,7 +128,8 @@ def available_tools(names, kahip_mode):
 
 # ---------------------------------------------------------------- measuring
 def measure(tool, graph, k, imbalance, seed, preset):
-    from partkit.metrics import edge_cut, imbalance as imbalance_of
+    from partkit.metrics import edge_cut
+    from partkit.metrics import imbalance as imbalance_of
 
     if isinstance(tool, KaMinParRunner):
         tool.load(graph)

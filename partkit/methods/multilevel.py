@@ -166,7 +166,7 @@ def _multilevel_run(graph, k, imbalance, maxw, coarsest_size, params, coarsening
     def bisect(sub, fraction0, eps, bseed):
         # the first splits shape the whole partition: they get the most tries
         share = float(sub.total_vertex_weight().sum()) / coarse_total if coarse_total > 0 else 1.0
-        tries = max(MIN_TRIES, int(round(params["init_tries"] * share)))
+        tries = max(MIN_TRIES, round(params["init_tries"] * share))
         return multilevel_bisection(sub, fraction0, eps, bseed, dict(params, init_tries=tries))
 
     part = initial_partition(coarsest, k, bisect, imbalance * INITIAL_IMBALANCE_SHARE, maxw, params, rng)

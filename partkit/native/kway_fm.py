@@ -55,7 +55,7 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
         size = 0
         for idx in range(candidates.size):
             v = candidates[idx]
-            target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+            target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target >= 0:
                 size = heap_push(heap, key, pos, size, v, gain)
         nmoves = 0
@@ -67,7 +67,7 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
             v = heap[0]
             popped = key[0]
             size = heap_remove(heap, key, pos, size, v)
-            target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+            target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target < 0:
                 continue
             if gain < popped:  # stale key (a part filled up): queue again
@@ -91,7 +91,7 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
                 u = adjncy[e]
                 if locked[u]:
                     continue
-                t2, g2, b2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
+                t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
                 if t2 >= 0:
                     size = heap_push(heap, key, pos, size, u, g2)
                 else:

@@ -6,7 +6,6 @@ across calls without allocation: ``heap`` (vertices in heap order),
 every vertex, -1 when absent). Every function returns the new heap size.
 """
 
-import numpy as np
 from numba import njit
 
 

@@ -41,8 +41,6 @@ def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched):
         Best part, or -1 when ``v`` has no neighbour in another part with room.
     gain : int
         Cut reduction of the move (may be negative).
-    boundary : bool
-        Whether ``v`` has a neighbour in another part.
     """
     own = part[v]
     nt = 0
@@ -57,14 +55,12 @@ def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched):
     target = -1
     best = 0
     best_room = 0
-    boundary = False
     for t in range(nt):
         p = touched[t]
         external = conn[p]
         conn[p] = -1
         if p == own:
             continue
-        boundary = True
         if not fits_in(vwgt, pw, maxw, v, p):
             continue
         room = slack(pw, maxw, p)
@@ -72,7 +68,7 @@ def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched):
             target = p
             best = external
             best_room = room
-    return target, best - internal, boundary
+    return target, best - internal
 
 
 @njit(cache=True)
@@ -114,7 +110,7 @@ def label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
         nnext = 0
         for idx in range(current.size):
             v = current[idx]
-            target, gain, boundary = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+            target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target < 0 or gain < 0:
                 continue
             if gain == 0:
