@@ -182,9 +182,10 @@ def test_refinement_kernels_improve_and_keep_balance():
 # ------------------------------------------------------------ shared data
 def test_4elt_k8_beats_metis_reference(shared_data):
     g = read_graph(shared_data / "4elt.graph")
-    part = multilevel.partition(g, 8, seed=0)
-    _check(g, part, 8)
-    assert edge_cut(g, part) < 668  # METIS 5 at 3% (../shared/data/README.md)
+    for seed in range(3):
+        part = multilevel.partition(g, 8, seed=seed)
+        _check(g, part, 8)
+        assert edge_cut(g, part) < 668  # METIS 5 at 3% (../shared/data/README.md)
 
 
 @pytest.mark.parametrize("name,k", [("rgg_n_2_15_s0.graph", 64), ("power.graph", 8), ("bcsstk13.mtx", 8)])
