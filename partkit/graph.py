@@ -142,7 +142,8 @@ class Graph:
         if np.any(rows == adjncy):
             v = int(rows[np.argmax(rows == adjncy)])
             raise InputError(f"{name}: self loop at vertex {v + 1} (1-based)")
-        a = sp.csr_matrix((self.adjwgt, adjncy, xadj), shape=(n, n))
+        # Copies: scipy may share these arrays and sum_duplicates sorts in place.
+        a = sp.csr_matrix((self.adjwgt.copy(), adjncy.copy(), xadj.copy()), shape=(n, n))
         a.sum_duplicates()
         if a.nnz != adjncy.size:
             raise InputError(f"{name}: duplicate edges in the adjacency lists")

@@ -68,3 +68,10 @@ def test_generators():
     assert d.n == 1000 and 2.8 * 1000 < d.m < 3 * 1000
     assert d.coords.shape == (1000, 2)
     assert np.array_equal(delaunay(1000, seed=1).adjncy, d.adjncy)
+
+
+def test_validation_leaves_unsorted_adjacency_and_weights_untouched():
+    g = Graph([0, 2, 3, 4], [2, 1, 0, 0], adjwgt=[5, 7, 7, 5])
+    assert g.adjncy.tolist() == [2, 1, 0, 0]
+    assert g.adjwgt.tolist() == [5, 7, 7, 5]
+    assert g.to_scipy()[0, 2] == 5 and g.to_scipy()[0, 1] == 7
