@@ -186,6 +186,8 @@ def parse_args(argv=None):
                         "'none' to skip")
     p.add_argument("--quick", action="store_true", help="4elt and delaunay_n15, k=8, seed 0")
     p.add_argument("--json", default="benchmarks/results.json", help="output JSON path")
+    p.add_argument("--plot", metavar="PNG", help="bar chart of the cut and time ratios per tool and k")
+    p.add_argument("--quiet", action="store_true", help="no progress line on a terminal")
     args = p.parse_args(argv)
     if args.quick:
         args.graphs = [str(SHARED / "4elt.graph")] if args.graphs is None else args.graphs
@@ -198,8 +200,21 @@ def parse_args(argv=None):
     return args
 
 
+def progress_line(quiet):
+    """A function showing one progress line on a terminal's stderr; silent when piped or quiet."""
+    if quiet or not sys.stderr.isatty():
+        return lambda message: None
+
+    def say(message):
+        sys.stderr.write(f"\r\033[K{message}")
+        sys.stderr.flush()
+
+    return say
+
+
 def main(argv=None):
     args = parse_args(argv)
+    say = progress_line(args.quiet)
     tools = available_tools(args.tools.split(","), args.kahip_mode)
     if "partkit" in tools:  # warm-up: load the compiled kernels before timing
         from partkit.generators import grid2d
@@ -217,7 +232,10 @@ def main(argv=None):
                 continue
             row = {"graph": gname, "n": graph.n, "m": graph.m, "k": k, "tools": {}}
             for name, tool in tools.items():
-                runs = [measure(tool, graph, k, args.imbalance, s, args.preset) for s in args.seeds]
+                runs = []
+                for s in args.seeds:
+                    say(f"{gname} k={k} {name} seed={s}")
+                    runs.append(measure(tool, graph, k, args.imbalance, s, args.preset))
                 row["tools"][name] = {
                     "runs": runs,
                     "cut": float(np.mean([r["cut"] for r in runs])),
@@ -225,6 +243,7 @@ def main(argv=None):
                     "seconds": float(np.mean([r["seconds"] for r in runs])),
                 }
             rows.append(row)
+            say("")
             print(f"{gname:<22}{k:>4} " + "".join(
                 f"{row['tools'][n]['cut']:>{width[n]}.1f}{row['tools'][n]['imbalance']:>7.3f}"
                 f"{row['tools'][n]['seconds']:>8.2f}" for n in names), flush=True)
@@ -244,6 +263,52 @@ def main(argv=None):
     with open(args.json, "w") as fh:
         json.dump({"args": vars(args), "rows": rows, "summary": summary}, fh, indent=1)
     print(f"# results written to {args.json}")
+    if args.plot:
+        plot_ratios(rows, args.k, args.plot)
+        print(f"# plot written to {args.plot}")
+
+
+def ratios_by_k(rows, ks):
+    """Geometric-mean cut and warm-time ratios partkit / tool, per tool and k."""
+    tools = [t for t in (rows[0]["tools"] if rows else {}) if t != "partkit"]
+    table = {}
+    for tool in tools:
+        for k in ks:
+            sub = [r["tools"] for r in rows if r["k"] == k and r["tools"][tool]["cut"] > 0]
+            if sub:
+                table[tool, k] = (geomean([t["partkit"]["cut"] / t[tool]["cut"] for t in sub]),
+                                  geomean([t["partkit"]["seconds"] / t[tool]["seconds"] for t in sub]))
+    return tools, table
+
+
+def plot_ratios(rows, ks, path):
+    """Bar chart: partkit's cut ratio and time ratio against every other tool, per k."""
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tools, table = ratios_by_k(rows, ks)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=100)
+    width = 0.8 / max(len(tools), 1)
+    for panel, (ax, label) in enumerate(zip(axes, ["cut ratio partkit / tool", "warm time ratio partkit / tool"])):
+        for i, tool in enumerate(tools):
+            xs = [j + i * width for j, k in enumerate(ks) if (tool, k) in table]
+            ys = [table[tool, k][panel] for k in ks if (tool, k) in table]
+            ax.bar(xs, ys, width, label=tool)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks([j + width * (len(tools) - 1) / 2 for j in range(len(ks))], [f"k={k}" for k in ks])
+        ax.set_ylabel(label)
+        if panel == 1:
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    axes[0].legend()
+    fig.suptitle("partkit against the reference tools: geometric means over the graphs (below 1: partkit better)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def summarize(rows, args):
