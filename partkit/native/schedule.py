@@ -104,6 +104,17 @@ def heap_pop(ht, hw, size):
     return t, w, size
 
 
+@njit(cache=True)
+def _start_heap(p):
+    """A heap holding ``(0.0, w)`` for every worker ``w``: returns ``(ht, hw, size)``."""
+    ht = np.empty(p, dtype=np.float64)
+    hw = np.empty(p, dtype=np.int64)
+    size = 0
+    for w in range(p):
+        size = heap_push(ht, hw, size, 0.0, w)
+    return ht, hw, size
+
+
 # --------------------------------------------------- independent tasks
 @njit(cache=True)
 def simulate_central(costs, p, policy, chunk, overhead, serialize, slow, phase, period, freeze):
@@ -131,11 +142,7 @@ def simulate_central(costs, p, policy, chunk, overhead, serialize, slow, phase, 
         Queue accesses per worker.
     """
     n = costs.size
-    ht = np.empty(p, dtype=np.float64)
-    hw = np.empty(p, dtype=np.int64)
-    size = 0
-    for w in range(p):
-        size = heap_push(ht, hw, size, 0.0, w)
+    ht, hw, size = _start_heap(p)
     finish = np.zeros(p, dtype=np.float64)
     busy = np.zeros(p, dtype=np.float64)
     over = np.zeros(p, dtype=np.float64)
@@ -200,11 +207,7 @@ def simulate_stealing(costs, p, steal_half, root_only, overhead, latency, slow, 
         for w in range(p):
             lo[w] = (w * n) // p
             hi[w] = ((w + 1) * n) // p
-    ht = np.empty(p, dtype=np.float64)
-    hw = np.empty(p, dtype=np.int64)
-    size = 0
-    for w in range(p):
-        size = heap_push(ht, hw, size, 0.0, w)
+    ht, hw, size = _start_heap(p)
     finish = np.zeros(p, dtype=np.float64)
     busy = np.zeros(p, dtype=np.float64)
     over = np.zeros(p, dtype=np.float64)
@@ -248,6 +251,15 @@ def simulate_stealing(costs, p, steal_half, root_only, overhead, latency, slow, 
 
 # ------------------------------------------------------------ task DAGs
 @njit(cache=True)
+def _in_degrees(n, adj):
+    """Number of predecessors of every task, from the successor lists ``adj``."""
+    indeg = np.zeros(n, dtype=np.int64)
+    for e in range(adj.size):
+        indeg[adj[e]] += 1
+    return indeg
+
+
+@njit(cache=True)
 def dag_longest_path(costs, xadj, adj):
     """Work-weighted longest path of a DAG given by successor lists.
 
@@ -259,9 +271,7 @@ def dag_longest_path(costs, xadj, adj):
         Earliest finishing time of every task with unlimited workers.
     """
     n = costs.size
-    indeg = np.zeros(n, dtype=np.int64)
-    for e in range(adj.size):
-        indeg[adj[e]] += 1
+    indeg = _in_degrees(n, adj)
     order = np.empty(n, dtype=np.int64)
     head = 0
     tail = 0
@@ -303,6 +313,20 @@ def _complete(task, xadj, adj, indeg, out):
 
 
 @njit(cache=True)
+def _push_bottom(top, bottom, nxt, prv, count, w, u):
+    """Append task ``u`` at the bottom of worker ``w``'s deque (a doubly linked list)."""
+    if bottom[w] < 0:
+        top[w] = u
+        prv[u] = -1
+    else:
+        nxt[bottom[w]] = u
+        prv[u] = bottom[w]
+    nxt[u] = -1
+    bottom[w] = u
+    count[w] += 1
+
+
+@njit(cache=True)
 def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, period, freeze,
                           state):
     """Randomized work stealing on a task DAG.
@@ -323,9 +347,7 @@ def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, p
         The worker that ran each task.
     """
     n = costs.size
-    indeg = np.zeros(n, dtype=np.int64)
-    for e in range(adj.size):
-        indeg[adj[e]] += 1
+    indeg = _in_degrees(n, adj)
     nxt = np.full(n, -1, dtype=np.int64)
     prv = np.full(n, -1, dtype=np.int64)
     top = np.full(p, -1, dtype=np.int64)
@@ -333,18 +355,8 @@ def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, p
     count = np.zeros(p, dtype=np.int64)
     for v in range(n):
         if indeg[v] == 0:
-            if bottom[0] < 0:
-                top[0] = v
-            else:
-                nxt[bottom[0]] = v
-                prv[v] = bottom[0]
-            bottom[0] = v
-            count[0] += 1
-    ht = np.empty(p, dtype=np.float64)
-    hw = np.empty(p, dtype=np.int64)
-    size = 0
-    for w in range(p):
-        size = heap_push(ht, hw, size, 0.0, w)
+            _push_bottom(top, bottom, nxt, prv, count, 0, v)
+    ht, hw, size = _start_heap(p)
     busy = np.zeros(p, dtype=np.float64)
     over = np.zeros(p, dtype=np.float64)
     pops = np.zeros(p, dtype=np.int64)
@@ -365,16 +377,7 @@ def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, p
             makespan = max(makespan, t)
             nready = _complete(task, xadj, adj, indeg, ready)
             for i in range(nready):
-                u = ready[i]
-                if bottom[w] < 0:
-                    top[w] = u
-                    prv[u] = -1
-                else:
-                    nxt[bottom[w]] = u
-                    prv[u] = bottom[w]
-                nxt[u] = -1
-                bottom[w] = u
-                count[w] += 1
+                _push_bottom(top, bottom, nxt, prv, count, w, ready[i])
         if done == n:
             continue
         v = victim[w]
@@ -435,9 +438,7 @@ def simulate_dag_greedy(costs, xadj, adj, p, slow, phase, period, freeze):
     worker : int64 (n,)
     """
     n = costs.size
-    indeg = np.zeros(n, dtype=np.int64)
-    for e in range(adj.size):
-        indeg[adj[e]] += 1
+    indeg = _in_degrees(n, adj)
     queue = np.empty(n, dtype=np.int64)
     qhead = 0
     qtail = 0
