@@ -71,6 +71,17 @@ def _move(v, a, b, vwgt, pw, part):
 
 
 @njit(cache=True)
+def _new_heap(n):
+    """Empty arrays ``(keys, verts, targets, stamps)`` of the move max-heap (grown by :func:`_push`)."""
+    capacity = max(16, n)
+    keys = np.empty(capacity, dtype=np.float64)
+    verts = np.empty(capacity, dtype=np.int64)
+    targets = np.empty(capacity, dtype=np.int64)
+    stamps = np.empty(capacity, dtype=np.int64)
+    return keys, verts, targets, stamps
+
+
+@njit(cache=True)
 def _push(keys, verts, targets, stamps, size, g, v, b, stamp):
     """Push an entry on the max-heap (growing the arrays when full); returns arrays and size."""
     if size == keys.size:
@@ -143,11 +154,7 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
     conn = np.zeros(k, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
     stamp = np.zeros(n, dtype=np.int64)
-    capacity = max(16, n)
-    keys = np.empty(capacity, dtype=np.float64)
-    verts = np.empty(capacity, dtype=np.int64)
-    targets = np.empty(capacity, dtype=np.int64)
-    stamps = np.empty(capacity, dtype=np.int64)
+    keys, verts, targets, stamps = _new_heap(n)
     size = 0
     for v in range(n):
         a = part[v]
@@ -343,11 +350,7 @@ def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, i
     locked = np.zeros(n, dtype=np.bool_)
     log_v = np.empty(n, dtype=np.int64)
     log_a = np.empty(n, dtype=np.int64)
-    capacity = max(16, n)
-    keys = np.empty(capacity, dtype=np.float64)
-    verts = np.empty(capacity, dtype=np.int64)
-    targets = np.empty(capacity, dtype=np.int64)
-    stamps = np.empty(capacity, dtype=np.int64)
+    keys, verts, targets, stamps = _new_heap(n)
     improvement = 0.0
     for _ in range(max_passes):
         size = 0
