@@ -51,6 +51,19 @@ def edge_degrees(xadj, adjncy, adjwgt, part, ed, idg):
 
 
 @njit(cache=True)
+def _max_weighted_degree(xadj, adjwgt):
+    """Largest sum of edge weights at one vertex (bounds the FM gains)."""
+    maxdeg = 0
+    for v in range(xadj.size - 1):
+        d = 0
+        for j in range(xadj[v], xadj[v + 1]):
+            d += adjwgt[j]
+        if d > maxdeg:
+            maxdeg = d
+    return maxdeg
+
+
+@njit(cache=True)
 def side_weights(vwgt, part):
     """Weight of each side per constraint, shape (2, ncon)."""
     n, ncon = vwgt.shape
@@ -62,18 +75,6 @@ def side_weights(vwgt, part):
 
 
 @njit(cache=True)
-def overweight(pw, maxw):
-    """Total weight above the bounds, over both sides and all constraints."""
-    s = 0
-    for side in range(2):
-        for c in range(pw.shape[1]):
-            d = pw[side, c] - maxw[side, c]
-            if d > 0:
-                s += d
-    return s
-
-
-@njit(cache=True)
 def _side_overweight(pw, maxw, side):
     s = 0
     for c in range(pw.shape[1]):
@@ -81,6 +82,12 @@ def _side_overweight(pw, maxw, side):
         if d > 0:
             s += d
     return s
+
+
+@njit(cache=True)
+def overweight(pw, maxw):
+    """Total weight above the bounds, over both sides and all constraints."""
+    return _side_overweight(pw, maxw, 0) + _side_overweight(pw, maxw, 1)
 
 
 @njit(cache=True)
@@ -162,14 +169,8 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
     if n == 0:
         return 0
     np.random.seed(seed)
-    maxdeg = 0
-    for v in range(n):
-        d = 0
-        for j in range(xadj[v], xadj[v + 1]):
-            d += adjwgt[j]
-        if d > maxdeg:
-            maxdeg = d
-    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, gain_cap(maxdeg))
+    cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
+    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
     locked = np.zeros(n, dtype=np.bool_)
     moves = np.empty(n, dtype=np.int64)
     cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
@@ -293,14 +294,8 @@ def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
     np.random.seed(seed)
     order = np.random.permutation(n)
     next_root = 0
-    maxdeg = 0
-    for v in range(n):
-        d = 0
-        for j in range(xadj[v], xadj[v + 1]):
-            d += adjwgt[j]
-        if d > maxdeg:
-            maxdeg = d
-    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 1, gain_cap(maxdeg))
+    cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
+    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 1, cap)
     gain = np.zeros(n, dtype=np.int64)
     fifo = np.empty(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.bool_)
