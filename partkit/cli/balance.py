@@ -43,9 +43,7 @@ def register(subparsers):
     sim.add_argument("--serialize", action="store_true",
                      help="central queue is a lock: accesses do not overlap")
     _add_noise_arguments(sim)
-    sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    sim.add_argument("--json", action="store_true", help="print one JSON object")
-    sim.set_defaults(func=run_simulate)
+    _add_seed_json(sim, run_simulate)
 
     dag = actions.add_parser(
         "dag", help="work stealing or greedy scheduling of a task DAG",
@@ -66,9 +64,7 @@ def register(subparsers):
     dag.add_argument("--steal-latency", type=float, default=0.01,
                      help="duration of one steal attempt (default 0.01)")
     _add_noise_arguments(dag)
-    dag.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    dag.add_argument("--json", action="store_true", help="print one JSON object")
-    dag.set_defaults(func=run_dag)
+    _add_seed_json(dag, run_dag)
 
     bins = actions.add_parser(
         "bins", help="balls into bins with one or d random choices",
@@ -79,9 +75,7 @@ def register(subparsers):
     bins.add_argument("-d", "--choices", dest="d", type=int, default=2,
                       help="candidate bins per ball (default 2)")
     bins.add_argument("--left", action="store_true", help="Voecking's always-go-left variant")
-    bins.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    bins.add_argument("--json", action="store_true", help="print one JSON object")
-    bins.set_defaults(func=run_bins)
+    _add_seed_json(bins, run_bins)
 
 
 def _add_noise_arguments(parser):
@@ -93,6 +87,13 @@ def _add_noise_arguments(parser):
                         help="every worker freezes once per period, at a random phase (default: never)")
     parser.add_argument("--freeze-length", type=float, default=0.0,
                         help="length of each freeze (default 0)")
+
+
+def _add_seed_json(parser, func):
+    """The ``--seed`` and ``--json`` options every action takes, and the function that runs it."""
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(func=func)
 
 
 def _noise(args):
