@@ -260,6 +260,18 @@ def _in_degrees(n, adj):
 
 
 @njit(cache=True)
+def _sources(indeg):
+    """The tasks without predecessors at the front of an ``n``-slot FIFO array: ``(queue, tail)``."""
+    queue = np.empty(indeg.size, dtype=np.int64)
+    tail = 0
+    for v in range(indeg.size):
+        if indeg[v] == 0:
+            queue[tail] = v
+            tail += 1
+    return queue, tail
+
+
+@njit(cache=True)
 def dag_longest_path(costs, xadj, adj):
     """Work-weighted longest path of a DAG given by successor lists.
 
@@ -272,13 +284,8 @@ def dag_longest_path(costs, xadj, adj):
     """
     n = costs.size
     indeg = _in_degrees(n, adj)
-    order = np.empty(n, dtype=np.int64)
+    order, tail = _sources(indeg)
     head = 0
-    tail = 0
-    for v in range(n):
-        if indeg[v] == 0:
-            order[tail] = v
-            tail += 1
     start = np.zeros(n, dtype=np.float64)
     finish = np.zeros(n, dtype=np.float64)
     span = 0.0
@@ -439,13 +446,8 @@ def simulate_dag_greedy(costs, xadj, adj, p, slow, phase, period, freeze):
     """
     n = costs.size
     indeg = _in_degrees(n, adj)
-    queue = np.empty(n, dtype=np.int64)
+    queue, qtail = _sources(indeg)
     qhead = 0
-    qtail = 0
-    for v in range(n):
-        if indeg[v] == 0:
-            queue[qtail] = v
-            qtail += 1
     idle = np.empty(p, dtype=np.int64)
     nidle = 0
     for w in range(p - 1, -1, -1):
