@@ -29,12 +29,14 @@ matrices with millions of nonzeros without Python loops.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
 
 from partkit.errors import InputError
 from partkit.graph import Graph
+from partkit.metrics import check_partition
 
 
 class Hypergraph:
@@ -157,18 +159,12 @@ def _pattern(matrix, diagonal, name) -> sp.csr_matrix:
 
 
 def _check_part(part, n, k, name):
-    part = np.asarray(part)
-    if part.ndim != 1 or part.size != n:
-        raise InputError(f"{name}: partition has {part.size} entries for {n} vertices")
-    if part.size and part.dtype.kind not in "iu":
-        raise InputError(f"{name}: partition ids must be integers")
-    part = part.astype(np.int64, copy=False)
-    if part.size and part.min() < 0:
-        raise InputError(f"{name}: negative part id {int(part.min())}")
+    """``part`` checked as a partition of ``n`` vertices, as int64, and ``k`` (default: largest id + 1)."""
+    part = check_partition(SimpleNamespace(n=n, name=name), part, k)
     top = int(part.max()) + 1 if part.size else 1
     if k is None:
         k = top
-    elif top > k:
+    elif top > k:  # what check_partition lets through: an empty partition with k < 1
         raise InputError(f"{name}: part id {top - 1} is not below k={k}")
     return part, int(k)
 
