@@ -95,6 +95,10 @@ class Graph:
         """Number of neighbours of every vertex."""
         return np.diff(self.xadj)
 
+    def edge_sources(self) -> np.ndarray:
+        """The vertex each adjacency entry starts from: ``adjncy[i]`` is a neighbour of ``edge_sources()[i]``."""
+        return np.repeat(np.arange(self.n, dtype=INDEX_DTYPE), np.diff(self.xadj))
+
     def total_vertex_weight(self) -> np.ndarray:
         """Sum of vertex weights per constraint, shape ``(ncon,)``."""
         return self.vwgt.sum(axis=0)
@@ -138,7 +142,7 @@ class Graph:
             raise InputError(f"{name}: vertex sizes must be {n} non-negative integers")
         if self.coords is not None and (self.coords.ndim != 2 or self.coords.shape[0] != n):
             raise InputError(f"{name}: coordinates must have shape (n, d) with n={n}")
-        rows = np.repeat(np.arange(n, dtype=INDEX_DTYPE), np.diff(xadj))
+        rows = self.edge_sources()
         if np.any(rows == adjncy):
             v = int(rows[np.argmax(rows == adjncy)])
             raise InputError(f"{name}: self loop at vertex {v + 1} (1-based)")
@@ -261,7 +265,7 @@ class Graph:
         g = nx.Graph()
         for v in range(self.n):
             g.add_node(v, vwgt=self.vwgt[v].tolist() if self.ncon > 1 else int(self.vwgt[v, 0]))
-        rows = np.repeat(np.arange(self.n), np.diff(self.xadj))
+        rows = self.edge_sources()
         upper = rows < self.adjncy
         g.add_weighted_edges_from(zip(rows[upper].tolist(), self.adjncy[upper].tolist(),
                                       self.adjwgt[upper].tolist()))

@@ -34,14 +34,10 @@ def check_partition(graph, part, k=None) -> np.ndarray:
     return part
 
 
-def _edge_sources(graph):
-    return np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.xadj))
-
-
 def edge_cut(graph, part) -> int:
     """Total weight of the edges whose ends lie in different parts."""
     part = check_partition(graph, part)
-    crossing = part[_edge_sources(graph)] != part[graph.adjncy]
+    crossing = part[graph.edge_sources()] != part[graph.adjncy]
     return int(graph.adjwgt[crossing].sum() // 2)
 
 
@@ -83,7 +79,7 @@ def is_balanced(graph, part, k, imbalance=0.03) -> bool:
 
 def _foreign_pairs(graph, part):
     """Unique (vertex, foreign part) pairs: vertex v has a neighbour in that other part."""
-    src = _edge_sources(graph)
+    src = graph.edge_sources()
     pu = part[graph.adjncy]
     foreign = part[src] != pu
     k = int(part.max()) + 1 if part.size else 1
@@ -113,7 +109,7 @@ def communication_volume(graph, part, k=None) -> tuple[int, int]:
 def boundary_vertices(graph, part) -> int:
     """Number of vertices with at least one neighbour in another part."""
     part = check_partition(graph, part)
-    src = _edge_sources(graph)
+    src = graph.edge_sources()
     crossing = part[src] != part[graph.adjncy]
     return int(np.unique(src[crossing]).size)
 
@@ -121,7 +117,7 @@ def boundary_vertices(graph, part) -> int:
 def disconnected_parts(graph, part, k) -> int:
     """Number of non-empty parts whose induced subgraph is not connected."""
     part = check_partition(graph, part, k)
-    src = _edge_sources(graph)
+    src = graph.edge_sources()
     inside = part[src] == part[graph.adjncy]
     a = sp.csr_matrix((np.ones(int(inside.sum()), dtype=np.int8), (src[inside], graph.adjncy[inside])),
                       shape=(graph.n, graph.n))

@@ -60,7 +60,7 @@ def plot_partition(graph, part, path, *, k=None, coords=None, title=None, size=(
     if xy is None:
         raise InputError(f"{graph.name}: no coordinates to draw; give --coords or use the spy plot")
     xy = xy[:, :2]
-    sources = np.repeat(np.arange(graph.n), np.diff(graph.xadj))
+    sources = graph.edge_sources()
     upper = sources < graph.adjncy
     u, v = sources[upper], graph.adjncy[upper]
     cut = part[u] != part[v]
@@ -94,7 +94,7 @@ def spy_partition(graph, part, path, *, k=None, title=None, size=(8, 8)):
     order = np.argsort(part, kind="stable")
     position = np.empty(graph.n, dtype=np.int64)
     position[order] = np.arange(graph.n)
-    sources = np.repeat(np.arange(graph.n), np.diff(graph.xadj))
+    sources = graph.edge_sources()
     rows, cols = position[sources], position[graph.adjncy]
     inside = part[sources] == part[graph.adjncy]
     fig, ax = _figure(size)

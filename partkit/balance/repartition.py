@@ -140,7 +140,7 @@ def with_weights(graph, vwgt):
 
 
 def _quotient_adjacency(graph, part, k):
-    src = np.repeat(np.arange(graph.n, dtype=np.int64), np.diff(graph.xadj))
+    src = graph.edge_sources()
     dst = part[graph.adjncy]
     crossing = part[src] != dst
     adjacency = np.zeros((k, k), dtype=bool)
