@@ -302,7 +302,9 @@ def plot_ratios(rows, ks, path):
         ax.set_ylabel(label)
         if panel == 1:
             ax.set_yscale("log")
+            ax.yaxis.set_major_locator(matplotlib.ticker.FixedLocator([0.25, 0.5, 1, 2, 4, 8, 16, 32]))
             ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+            ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     axes[0].legend()
     fig.suptitle("partkit against the reference tools: geometric means over the graphs (below 1: partkit better)",
                  fontsize=10)
