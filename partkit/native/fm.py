@@ -28,6 +28,7 @@ from numba import njit
 
 from partkit.native.bucket_queue import (
     _new_bucket_queues, bq_clear, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
+from partkit.native.kway_refine import fits_in
 
 
 @njit(cache=True)
@@ -88,14 +89,6 @@ def _side_overweight(pw, maxw, side):
 def overweight(pw, maxw):
     """Total weight above the bounds, over both sides and all constraints."""
     return _side_overweight(pw, maxw, 0) + _side_overweight(pw, maxw, 1)
-
-
-@njit(cache=True)
-def _fits(pw, maxw, vwgt, v, t):
-    for c in range(pw.shape[1]):
-        if pw[t, c] + vwgt[v, c] > maxw[t, c]:
-            return False
-    return True
 
 
 @njit(cache=True)
@@ -228,9 +221,9 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
                         first, second = v0, v1
                     else:
                         first, second = v1, v0
-                if _fits(pw, maxw, vwgt, first, 1 - part[first]):
+                if fits_in(vwgt, pw, maxw, first, 1 - part[first]):
                     v = first
-                elif second != -1 and _fits(pw, maxw, vwgt, second, 1 - part[second]):
+                elif second != -1 and fits_in(vwgt, pw, maxw, second, 1 - part[second]):
                     v = second
                 else:
                     bq_remove(head, top, nxt, prv, where, bucket, first)
