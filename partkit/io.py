@@ -55,13 +55,13 @@ MAX_DENSE_ENTRIES = 10**8
 
 
 # ---------------------------------------------------------------- helpers
-def _read_bytes(path) -> bytes:
+def _read_bytes(path, size=-1) -> bytes:
+    """The file's bytes (decompressed for ``.gz``), or its first ``size`` bytes."""
     path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
     try:
-        if path.suffix == ".gz":
-            with gzip.open(path, "rb") as handle:
-                return handle.read()
-        return path.read_bytes()
+        with opener(path, "rb") as handle:
+            return handle.read(size)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -644,7 +644,7 @@ def file_kind(path) -> str:
         return "mesh"
     if name.endswith(METIS_GRAPH_SUFFIXES):
         return "metis"
-    head = _read_bytes(path)[:15].lower()
+    head = _read_bytes(path, 15).lower()
     return "matrixmarket" if head.startswith(b"%%matrixmarket") else "metis"
 
 

@@ -238,3 +238,9 @@ def test_coordinates(tmp_path):
         read_coordinates(path, n=3)
     with pytest.raises(InputError, match="2 or 3 numbers"):
         read_coordinates(write(tmp_path, "bad.xyz", "1\n2\n"))
+
+
+def test_unknown_suffix_is_sniffed(tmp_path):
+    mm = write(tmp_path, "a.dat", "%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n")
+    metis = write(tmp_path, "b.txt", "2 1\n2\n1\n")
+    assert read_graph(mm).m == 1 and read_graph(metis).m == 1
