@@ -30,6 +30,7 @@ import scipy.sparse as sp
 
 from partkit.errors import InputError
 from partkit.graph import INDEX_DTYPE, MAX_ADJACENCY_ENTRIES, WEIGHT_DTYPE, Graph
+from partkit.native.text import count_tokens, parse_integers
 
 MATRIX_MARKET_SUFFIXES = (".mtx", ".mm")
 METIS_GRAPH_SUFFIXES = (".graph", ".mgraph", ".metis", ".chaco")
@@ -95,13 +96,16 @@ def _parse_numbers(path, tokens, dtype, line_of_token, what):
         values = np.array(tokens, dtype=np.float64 if dtype == "float" else np.int64)
     except (ValueError, OverflowError):
         for index, token in enumerate(tokens):
+            label = what(index) if callable(what) else what
             try:
-                float(token) if dtype == "float" else int(token)
+                value = float(token) if dtype == "float" else int(token)
             except (ValueError, OverflowError):
-                label = what(index) if callable(what) else what
                 expected = "an integer" if dtype == "int" or label == "index" else "a number"
                 raise InputError(f"{path}: line {line_of_token(index)}: {label} {token!r} is not "
                                  f"{expected}") from None
+            if dtype == "int" and not -2**63 <= value < 2**63:
+                raise InputError(f"{path}: line {line_of_token(index)}: {label} {token!r} does not "
+                                 "fit in 64 bits") from None
         raise
     if dtype == "float" and not np.all(np.isfinite(values)):
         index = int(np.argmin(np.isfinite(values)))
@@ -363,8 +367,8 @@ def read_metis_graph(path) -> Graph:
     if len(vertex_lines) != n:
         where = f"line {vertex_lines[n][0]}: " if len(vertex_lines) > n else ""
         raise InputError(f"{path}: {where}the header declares {n} vertices, found {len(vertex_lines)} vertex lines")
-    token_lists = [line.split() for _, line in vertex_lines]
-    counts = np.fromiter(map(len, token_lists), dtype=np.int64, count=n)
+    body = np.frombuffer("\n".join(line for _, line in vertex_lines).encode("ascii"), dtype=np.uint8)
+    counts = count_tokens(body, n)
     lead = int(has_size) + (ncon if has_vwgt else 0)
     per_neighbour = 2 if has_ewgt else 1
     bad = np.flatnonzero((counts < lead) | ((counts - lead) % per_neighbour != 0))
@@ -372,10 +376,12 @@ def read_metis_graph(path) -> Graph:
         number = vertex_lines[bad[0]][0]
         raise InputError(f"{path}: line {number}: expected {lead} vertex field(s) then "
                          f"{'(neighbour, weight) pairs' if has_ewgt else 'neighbours'}, found {counts[bad[0]]} tokens")
-    flat = [token for tokens in token_lists for token in tokens]
     offsets = np.concatenate([[0], np.cumsum(counts)])
     line_of = lambda index: vertex_lines[int(np.searchsorted(offsets, index, side="right")) - 1][0]  # noqa: E731
-    numbers = _parse_numbers(path, flat, "int", line_of, "entry") if flat else np.zeros(0, np.int64)
+    numbers, bad_token = parse_integers(body, int(offsets[-1]))
+    if bad_token >= 0:  # Python's int() decides: a clear error, or a token it accepts ("1_000")
+        flat = " ".join(line for _, line in vertex_lines).split()
+        numbers = _parse_numbers(path, flat, "int", line_of, "entry")
     owner = np.repeat(np.arange(n), counts)
     position = np.arange(numbers.size) - offsets[owner]
     lead_mask = position < lead

@@ -244,3 +244,24 @@ def test_unknown_suffix_is_sniffed(tmp_path):
     mm = write(tmp_path, "a.dat", "%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n2 1\n")
     metis = write(tmp_path, "b.txt", "2 1\n2\n1\n")
     assert read_graph(mm).m == 1 and read_graph(metis).m == 1
+
+
+def test_integer_tokenizer_kernel():
+    from partkit.native.text import count_tokens, parse_integers
+
+    buf = np.frombuffer(b" 12\t-3 +4\n\n7  8\x1f9 ", dtype=np.uint8)
+    assert count_tokens(buf, 3).tolist() == [3, 0, 3]
+    values, bad = parse_integers(buf, 6)
+    assert bad == -1 and values.tolist() == [12, -3, 4, 7, 8, 9]
+    for text, index in [(b"1 2x 3", 1), (b"1 - 3", 1), (b"1 3+", 1), (b"9" * 19, 0)]:
+        assert parse_integers(np.frombuffer(text, dtype=np.uint8), 3)[1] == index
+
+
+def test_metis_tokens_python_accepts_still_parse(tmp_path):
+    path = write(tmp_path, "u.graph", "2 1\n+2\n0_1\n")
+    assert read_metis_graph(path).adjncy.tolist() == [1, 0]
+    huge = write(tmp_path, "h.graph", f"2 1 10\n{2**62} 2\n1 1\n")
+    assert read_metis_graph(huge).vwgt[0, 0] == 2**62
+    over = write(tmp_path, "o.graph", f"2 1 10\n{2**64} 2\n1 1\n")
+    with pytest.raises(InputError, match="does not fit in 64 bits"):
+        read_metis_graph(over)
