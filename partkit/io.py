@@ -166,7 +166,7 @@ def read_matrix(path) -> sp.csr_matrix:
         raise InputError(f"{path}: line {position + 1}: a {symmetry} matrix must be square, "
                          f"got {nrows}x{ncols}")
     body_lines = [(number, line) for number, line in enumerate(lines[position + 1:], start=position + 2)
-                  if line.strip() and not line.lstrip().startswith("%")]
+                  if (stripped := line.lstrip()) and stripped[0] != "%"]
     values_per_entry = 0 if field == "pattern" else (2 if field == "complex" else 1)
     if fmt == "coordinate":
         matrix = _read_coordinate_body(path, body_lines, nrows, ncols, sizes[2], field, symmetry,
@@ -231,14 +231,16 @@ def _parse_banner(path, line):
     return fmt, field, symmetry
 
 
-def _check_token_counts(path, body_lines, expected, what):
-    counts = np.fromiter((len(line.split()) for _, line in body_lines), dtype=np.int64,
-                         count=len(body_lines))
+def _tokens(path, numbered_lines, expected, what):
+    """All tokens of the lines, after checking that every line holds ``expected`` of them."""
+    text = "\n".join(line for _, line in numbered_lines)
+    counts = count_tokens(np.frombuffer(text.encode("ascii"), dtype=np.uint8), len(numbered_lines))
     bad = np.flatnonzero(counts != expected)
     if bad.size:
-        number, _ = body_lines[bad[0]]
+        number, _ = numbered_lines[bad[0]]
         raise InputError(f"{path}: line {number}: found {counts[bad[0]]} tokens, expected "
                          f"{expected} for {what}")
+    return text.split()
 
 
 def _read_coordinate_body(path, body_lines, nrows, ncols, nnz, field, symmetry, values_per_entry):
@@ -248,8 +250,7 @@ def _read_coordinate_body(path, body_lines, nrows, ncols, nnz, field, symmetry, 
         number, _ = body_lines[nnz]
         raise InputError(f"{path}: line {number}: more entries than the {nnz} the size line declares")
     per_entry = 2 + values_per_entry
-    _check_token_counts(path, body_lines, per_entry, f"a {field} entry")
-    tokens = " ".join(line for _, line in body_lines).split()
+    tokens = _tokens(path, body_lines, per_entry, f"a {field} entry")
     line_of = lambda index: body_lines[index // per_entry][0]  # noqa: E731
     what = lambda i: "index" if i % per_entry < 2 else "value"  # noqa: E731
     table = _parse_numbers(path, tokens, "float", line_of, what).reshape(nnz, per_entry)
@@ -315,8 +316,7 @@ def _read_array_body(path, body_lines, nrows, ncols, field, symmetry, values_per
     if len(body_lines) > count:
         raise InputError(f"{path}: line {body_lines[count][0]}: more entries than a {nrows}x{ncols} "
                          f"{symmetry} array holds ({count})")
-    _check_token_counts(path, body_lines, values_per_entry, f"a {field} array entry")
-    tokens = " ".join(line for _, line in body_lines).split()
+    tokens = _tokens(path, body_lines, values_per_entry, f"a {field} array entry")
     values = _parse_numbers(path, tokens, "float", lambda i: body_lines[i // values_per_entry][0], "value")
     if field == "complex":
         values = values[0::2] + 1j * values[1::2]
@@ -538,8 +538,7 @@ def read_coordinates(path, n=None) -> np.ndarray:
     d = len(numbered[0][1].split())
     if d not in (2, 3):
         raise InputError(f"{path}: line {numbered[0][0]}: coordinates need 2 or 3 numbers per line, found {d}")
-    _check_token_counts(path, numbered, d, "a point")
-    tokens = " ".join(line for _, line in numbered).split()
+    tokens = _tokens(path, numbered, d, "a point")
     values = _parse_numbers(path, tokens, "float", lambda i: numbered[i // d][0], "coordinate")
     if n is not None and len(numbered) != n:
         raise InputError(f"{path}: {len(numbered)} points for {n} vertices")
@@ -577,8 +576,7 @@ def read_vertex_weights(path, n) -> np.ndarray:
     if len(rows) != n:
         raise InputError(f"{path}: {len(rows)} rows of weights for {n} vertices")
     ncon = len(rows[0][1].split())
-    _check_token_counts(path, rows, ncon, "the weights of a vertex (as on the first row)")
-    tokens = " ".join(line for _, line in rows).split()
+    tokens = _tokens(path, rows, ncon, "the weights of a vertex (as on the first row)")
     values = _parse_numbers(path, tokens, "int", lambda i: rows[i // ncon][0], "weight")
     if values.size and values.min() < 0:
         bad = int(np.argmin(values))
@@ -604,9 +602,8 @@ def read_partition(path, n=None, k=None) -> np.ndarray:
         if n == 0:
             return np.zeros(0, dtype=np.int64)
         raise InputError(f"{path}: empty partition file")
-    _check_token_counts(path, numbered, 1, "a part id")
-    part = _parse_numbers(path, [line.strip() for _, line in numbered], "int",
-                          lambda i: numbered[i][0], "part id")
+    tokens = _tokens(path, numbered, 1, "a part id")
+    part = _parse_numbers(path, tokens, "int", lambda i: numbered[i][0], "part id")
     if part.min() < 0:
         raise InputError(f"{path}: line {numbered[int(np.argmin(part))][0]}: negative part id")
     if n is not None and part.size != n:
