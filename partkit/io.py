@@ -413,7 +413,9 @@ def read_metis_graph(path) -> Graph:
         index = int(neighbour_index[np.argmax(adjwgt < 0)] + 1)
         raise InputError(f"{path}: line {line_of(index)}: negative edge weight")
     xadj = np.concatenate([[0], np.cumsum(degrees)]).astype(INDEX_DTYPE)
-    return Graph(xadj, adjncy, vwgt=vwgt, adjwgt=adjwgt, vsize=vsize, name=_base_name(path))
+    graph = Graph(xadj, adjncy, vwgt=vwgt, adjwgt=adjwgt, vsize=vsize, name=str(path))  # errors name the path
+    graph.name = _base_name(path)
+    return graph
 
 
 def _parse_metis_header(path, number, header):
