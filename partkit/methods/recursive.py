@@ -27,8 +27,10 @@ import math
 import numpy as np
 
 from partkit.errors import InputError
+from partkit.graph import Graph
 from partkit.metrics import edge_cut, max_part_weights
 from partkit.native.fm import fm_refine
+from partkit.native.subgraph import split_sides
 
 #: Default number of FM passes when refining a bisection.
 FM_PASSES = 10
@@ -151,11 +153,28 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
         k0 = kk // 2
         eps = level_imbalance(sub.total_vertex_weight(), bound, kk)
         side = np.asarray(bisect(sub, k0 / kk, eps, int(rng.integers(2**31 - 1))), dtype=np.int64)
-        on0 = np.flatnonzero(side == 0)
-        on1 = np.flatnonzero(side != 0)
-        stack.append((sub.subgraph(on1), ids[on1], kk - k0, offset + k0))
-        stack.append((sub.subgraph(on0), ids[on0], k0, offset))
+        (on0, sub0), (on1, sub1) = split_graph(sub, side)
+        stack.append((sub1, ids[on1], kk - k0, offset + k0))
+        stack.append((sub0, ids[on0], k0, offset))
     return part
+
+
+def split_graph(graph, side):
+    """The subgraphs induced by the two sides of a bisection: ``((on0, sub0), (on1, sub1))``.
+
+    ``on0`` and ``on1`` are the vertices of each side in increasing order;
+    ``sub0`` and ``sub1`` equal ``graph.subgraph(on0)`` and ``graph.subgraph(on1)``
+    (vertex weights and coordinates carried over, sorted adjacency lists), built
+    in one Numba pass instead of through scipy.
+    """
+    ids0, xadj0, adjncy0, adjwgt0, ids1, xadj1, adjncy1, adjwgt1 = split_sides(
+        graph.xadj, graph.adjncy, graph.adjwgt, np.ascontiguousarray(side, dtype=np.int64))
+    out = []
+    for ids, xadj, adjncy, adjwgt in ((ids0, xadj0, adjncy0, adjwgt0), (ids1, xadj1, adjncy1, adjwgt1)):
+        coords = None if graph.coords is None else graph.coords[ids]
+        out.append((ids, Graph(xadj, adjncy, vwgt=graph.vwgt[ids], adjwgt=adjwgt, coords=coords,
+                               name=graph.name, validate=False)))
+    return out
 
 
 def level_imbalance(total, bound, kk):

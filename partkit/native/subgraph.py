@@ -1,0 +1,104 @@
+"""Induced subgraphs of the two sides of a bisection, in one O(n + m) pass.
+
+Recursive bisection splits a graph into the subgraphs induced by side 0 and
+side 1 of every bisection. :func:`split_sides` builds both at once without
+going through scipy: vertices keep their relative order (side ``s`` is
+renumbered ``0..n_s - 1`` in increasing original id), edges to the other
+side disappear, and every adjacency list comes out sorted by neighbour id,
+exactly as :meth:`partkit.Graph.subgraph` (which sorts through scipy) would
+give it.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _sort_row(adjncy, adjwgt, lo, hi):
+    """Sort ``adjncy[lo:hi]`` (distinct ids) and carry ``adjwgt`` along; no-op when already sorted."""
+    unsorted = False
+    for j in range(lo + 1, hi):
+        if adjncy[j] < adjncy[j - 1]:
+            unsorted = True
+            break
+    if not unsorted:
+        return
+    order = np.argsort(adjncy[lo:hi])
+    ids = adjncy[lo:hi][order]
+    wts = adjwgt[lo:hi][order]
+    adjncy[lo:hi] = ids
+    adjwgt[lo:hi] = wts
+
+
+@njit(cache=True)
+def split_sides(xadj, adjncy, adjwgt, side):
+    """The subgraphs induced by ``side == 0`` and ``side != 0``.
+
+    Parameters
+    ----------
+    xadj, adjncy, adjwgt : int64 arrays
+        The graph in CSR form.
+    side : int64 array, shape (n,)
+        0 for side 0, anything else for side 1.
+
+    Returns
+    -------
+    ids0, xadj0, adjncy0, adjwgt0, ids1, xadj1, adjncy1, adjwgt1 : int64 arrays
+        For each side, its vertices (increasing original ids) and its CSR
+        arrays with sorted adjacency lists.
+    """
+    n = xadj.size - 1
+    local = np.empty(n, dtype=np.int64)
+    n0 = 0
+    n1 = 0
+    m0 = 0
+    m1 = 0
+    for v in range(n):
+        s = side[v] != 0
+        if s:
+            local[v] = n1
+            n1 += 1
+        else:
+            local[v] = n0
+            n0 += 1
+        for j in range(xadj[v], xadj[v + 1]):
+            if (side[adjncy[j]] != 0) == s:
+                if s:
+                    m1 += 1
+                else:
+                    m0 += 1
+    ids0 = np.empty(n0, dtype=np.int64)
+    ids1 = np.empty(n1, dtype=np.int64)
+    xadj0 = np.zeros(n0 + 1, dtype=np.int64)
+    xadj1 = np.zeros(n1 + 1, dtype=np.int64)
+    adjncy0 = np.empty(m0, dtype=np.int64)
+    adjncy1 = np.empty(m1, dtype=np.int64)
+    adjwgt0 = np.empty(m0, dtype=np.int64)
+    adjwgt1 = np.empty(m1, dtype=np.int64)
+    p0 = 0
+    p1 = 0
+    for v in range(n):
+        s = side[v] != 0
+        if s:
+            ids1[local[v]] = v
+            lo = p1
+            for j in range(xadj[v], xadj[v + 1]):
+                u = adjncy[j]
+                if side[u] != 0:
+                    adjncy1[p1] = local[u]
+                    adjwgt1[p1] = adjwgt[j]
+                    p1 += 1
+            _sort_row(adjncy1, adjwgt1, lo, p1)
+            xadj1[local[v] + 1] = p1
+        else:
+            ids0[local[v]] = v
+            lo = p0
+            for j in range(xadj[v], xadj[v + 1]):
+                u = adjncy[j]
+                if side[u] == 0:
+                    adjncy0[p0] = local[u]
+                    adjwgt0[p0] = adjwgt[j]
+                    p0 += 1
+            _sort_row(adjncy0, adjwgt0, lo, p0)
+            xadj0[local[v] + 1] = p0
+    return ids0, xadj0, adjncy0, adjwgt0, ids1, xadj1, adjncy1, adjwgt1
