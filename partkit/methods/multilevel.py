@@ -37,7 +37,7 @@ from partkit.methods.recursive import bisection_bounds, recursive_bisection
 from partkit.metrics import max_part_weights
 from partkit.native.clustering import label_propagation_clustering
 from partkit.native.contraction import compact_labels, contract
-from partkit.native.fm import fm_refine, overweight, side_weights
+from partkit.native.fm import best_grown_bisection, fm_refine, overweight, side_weights
 from partkit.native.kway_balance import rebalance
 from partkit.native.kway_fm import kway_fm_refine
 from partkit.native.kway_refine import boundary_vertices, edge_cut, label_propagation_refine, part_weights
@@ -323,11 +323,34 @@ def multilevel_bisection(graph, fraction0, imbalance, seed, params):
 
 
 def _best_grown_bisection(graph, fraction0, maxw, params, rng):
-    """Best of ``init_tries`` greedy-growing bisections refined by 2-way FM.
+    """Best of ``init_tries`` breadth-first grown bisections refined by 2-way FM.
 
     Ranked by overweight, then cut. FM passes stop after ``n // 4`` moves
-    without improvement (full passes cost too much when k is large).
+    without improvement (full passes cost too much when k is large). The
+    tries draw the same starts and seeds as
+    :func:`partkit.methods.fm.initial_bisection` followed by
+    :func:`partkit.native.fm.fm_refine`, and run in one kernel
+    (:func:`partkit.native.fm.best_grown_bisection`).
     """
+    if INITIAL_GROWTH != "bfs":
+        return _best_grown_bisection_python(graph, fraction0, maxw, params, rng)
+    tries = params["init_tries"]
+    target = int(round(fraction0 * int(graph.total_vertex_weight()[0])))
+    starts = np.empty(tries, dtype=np.int64)
+    grow_seeds = np.empty(tries, dtype=np.int64)
+    fm_seeds = np.empty(tries, dtype=np.int64)
+    for t in range(tries):
+        s = int(rng.integers(2**31 - 1))
+        start_rng = np.random.default_rng(s)
+        fm_seeds[t] = s
+        starts[t] = start_rng.integers(graph.n)
+        grow_seeds[t] = start_rng.integers(2**31 - 1)
+    return best_grown_bisection(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, maxw, target, starts,
+                                grow_seeds, fm_seeds, INIT_FM_PASSES, max(BISECTION_MAX_BAD, graph.n // 4))
+
+
+def _best_grown_bisection_python(graph, fraction0, maxw, params, rng):
+    """:func:`_best_grown_bisection` for any :data:`INITIAL_GROWTH`, one try at a time."""
     best, best_key = None, None
     for _ in range(params["init_tries"]):
         s = int(rng.integers(2**31 - 1))

@@ -75,7 +75,7 @@ def side_weights(vwgt, part):
     return pw
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _side_overweight(pw, maxw, side):
     s = 0
     for c in range(pw.shape[1]):
@@ -85,20 +85,20 @@ def _side_overweight(pw, maxw, side):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def overweight(pw, maxw):
     """Total weight above the bounds, over both sides and all constraints."""
     return _side_overweight(pw, maxw, 0) + _side_overweight(pw, maxw, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _deviation(pw, maxw):
     a = pw[0, 0] / max(maxw[0, 0], 1)
     b = pw[1, 0] / max(maxw[1, 0], 1)
     return abs(a - b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _move(xadj, adjncy, adjwgt, vwgt, part, ed, idg, pw, locked,
           head, top, nxt, prv, where, bucket, v):
     """Move ``v`` to the other side, update degrees, weights and queued gains; return the gain."""
@@ -129,6 +129,25 @@ def _move(xadj, adjncy, adjwgt, vwgt, part, ed, idg, pw, locked,
     return gain
 
 
+@njit(cache=True, inline='always')
+def _unmove(xadj, adjncy, adjwgt, part, ed, idg, v):
+    """Move ``v`` back to the other side, updating only the degrees (rollback)."""
+    t = 1 - part[v]
+    part[v] = t
+    tmp = ed[v]
+    ed[v] = idg[v]
+    idg[v] = tmp
+    for j in range(xadj[v], xadj[v + 1]):
+        u = adjncy[j]
+        w = adjwgt[j]
+        if part[u] == t:
+            ed[u] -= w
+            idg[u] += w
+        else:
+            ed[u] += w
+            idg[u] -= w
+
+
 @njit(cache=True)
 def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
     """FM refinement of a bisection with a bound on fruitless moves per pass.
@@ -157,15 +176,46 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
         The edge cut of the refined bisection.
     """
     n = xadj.size - 1
-    ed = np.zeros(n, dtype=np.int64)
-    idg = np.zeros(n, dtype=np.int64)
     if n == 0:
         return 0
-    np.random.seed(seed)
     cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
     head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
+    ed = np.zeros(n, dtype=np.int64)
+    idg = np.zeros(n, dtype=np.int64)
     locked = np.zeros(n, dtype=np.bool_)
     moves = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    return _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
+                      ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
+
+
+@njit(cache=True)
+def _permutation(order):
+    """Fill ``order`` with a random permutation of ``0..n-1``.
+
+    Draws exactly what ``np.random.permutation(n)`` draws in Numba (the same
+    Fisher-Yates shuffle of ``arange(n)``), so it gives the same permutation
+    for the same state, without allocating.
+    """
+    n = order.size
+    for i in range(n):
+        order[i] = i
+    i = n - 1
+    while i > 0:
+        j = np.random.randint(i + 1)
+        t = order[i]
+        order[i] = order[j]
+        order[j] = t
+        i -= 1
+
+
+@njit(cache=True)
+def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
+               ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket):
+    """The passes of :func:`fm_refine` on caller-provided work arrays (length ``n``
+    and bucket queues for 2 sides); returns the cut."""
+    n = xadj.size - 1
+    np.random.seed(seed)
     cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
     for _ in range(npasses):
         pw = side_weights(vwgt, part)
@@ -173,7 +223,7 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
         repair = ow > 0
         locked[:] = False
         bq_clear(head, top, where)
-        order = np.random.permutation(n)
+        _permutation(order)
         for i in range(n):
             v = order[i]
             if repair or ed[v] > 0:
@@ -246,11 +296,10 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
                 bad = 0
             else:
                 bad += 1
-        # roll back to the best prefix
+        # roll back to the best prefix, undoing the degree updates of every undone move
         for i in range(nmoves - 1, nbest - 1, -1):
-            v = moves[i]
-            part[v] = 1 - part[v]
-        cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
+            _unmove(xadj, adjncy, adjwgt, part, ed, idg, moves[i])
+        cut = best_cut
         if nbest == 0:
             break
     return cut
@@ -339,3 +388,93 @@ def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
         else:
             v = -1
     return part
+
+
+@njit(cache=True)
+def _grow_bfs(xadj, adjncy, vwgt, start, target0, seed, part, order, fifo, seen):
+    """Breadth-first :func:`grow_bisection` (``greedy`` false) into the work arrays.
+
+    Fills ``part`` exactly as ``grow_bisection(..., start, target0, False, seed)``
+    returns it; ``order``, ``fifo`` and ``seen`` are scratch of length n.
+    """
+    n = xadj.size - 1
+    part[:] = 1
+    if n == 0 or target0 <= 0:
+        return
+    np.random.seed(seed)
+    _permutation(order)
+    seen[:] = False
+    next_root = 0
+    qhead = 0
+    qtail = 0
+    w0 = 0
+    v = start
+    while True:
+        if v == -1:
+            while next_root < n and part[order[next_root]] == 0:
+                next_root += 1
+            if next_root == n:
+                break
+            v = order[next_root]
+        wv = vwgt[v, 0]
+        if w0 + wv > target0 and (w0 + wv - target0) > (target0 - w0):
+            break
+        part[v] = 0
+        seen[v] = True
+        w0 += wv
+        if w0 >= target0:
+            break
+        for j in range(xadj[v], xadj[v + 1]):
+            u = adjncy[j]
+            if part[u] != 0 and not seen[u]:
+                seen[u] = True
+                fifo[qtail] = u
+                qtail += 1
+        if qhead < qtail:
+            v = fifo[qhead]
+            qhead += 1
+        else:
+            v = -1
+
+
+@njit(cache=True)
+def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, grow_seeds, fm_seeds, npasses, max_bad):
+    """Best of several breadth-first grown bisections, each refined by 2-way FM.
+
+    Try ``t`` grows side 0 from ``starts[t]`` to ``target0`` weight (as
+    ``grow_bisection(..., starts[t], target0, False, grow_seeds[t])``), then
+    refines it with ``fm_refine(..., maxw, npasses, max_bad, fm_seeds[t])``.
+    The result is the first try with the least overweight, then the lowest
+    cut. All tries share one set of work arrays.
+
+    Returns
+    -------
+    int64 array, shape (n,)
+        The 0/1 side of every vertex.
+    """
+    n = xadj.size - 1
+    best = np.ones(n, dtype=np.int64)
+    if n == 0:
+        return best
+    cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
+    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
+    part = np.ones(n, dtype=np.int64)
+    ed = np.zeros(n, dtype=np.int64)
+    idg = np.zeros(n, dtype=np.int64)
+    locked = np.zeros(n, dtype=np.bool_)
+    moves = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    fifo = np.empty(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.bool_)
+    best_ow = 0
+    best_cut = 0
+    for t in range(starts.size):
+        _grow_bfs(xadj, adjncy, vwgt, starts[t], target0, grow_seeds[t], part, order, fifo, seen)
+        cut = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, fm_seeds[t],
+                         ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
+        ow = overweight(side_weights(vwgt, part), maxw)
+        if t == 0 or ow < best_ow or (ow == best_ow and cut < best_cut):
+            best_ow = ow
+            best_cut = cut
+            best[:] = part
+    return best
