@@ -27,8 +27,7 @@ import numpy as np
 from numba import njit
 
 from partkit.native.bucket_queue import (
-    _new_bucket_queues, bq_clear, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
-from partkit.native.kway_refine import fits_in
+    _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
 
 
 @njit(cache=True)
@@ -89,63 +88,6 @@ def _side_overweight(pw, maxw, side):
 def overweight(pw, maxw):
     """Total weight above the bounds, over both sides and all constraints."""
     return _side_overweight(pw, maxw, 0) + _side_overweight(pw, maxw, 1)
-
-
-@njit(cache=True, inline='always')
-def _deviation(pw, maxw):
-    a = pw[0, 0] / max(maxw[0, 0], 1)
-    b = pw[1, 0] / max(maxw[1, 0], 1)
-    return abs(a - b)
-
-
-@njit(cache=True, inline='always')
-def _move(xadj, adjncy, adjwgt, vwgt, part, ed, idg, pw, locked,
-          head, top, nxt, prv, where, bucket, v):
-    """Move ``v`` to the other side, update degrees, weights and queued gains; return the gain."""
-    s = part[v]
-    t = 1 - s
-    gain = ed[v] - idg[v]
-    part[v] = t
-    tmp = ed[v]
-    ed[v] = idg[v]
-    idg[v] = tmp
-    for c in range(vwgt.shape[1]):
-        pw[s, c] -= vwgt[v, c]
-        pw[t, c] += vwgt[v, c]
-    for j in range(xadj[v], xadj[v + 1]):
-        u = adjncy[j]
-        w = adjwgt[j]
-        if part[u] == t:
-            ed[u] -= w
-            idg[u] += w
-        else:
-            ed[u] += w
-            idg[u] -= w
-        if not locked[u]:
-            if where[u] >= 0:
-                bq_update(head, top, nxt, prv, where, bucket, u, ed[u] - idg[u])
-            elif ed[u] > 0:
-                bq_insert(head, top, nxt, prv, where, bucket, part[u], u, ed[u] - idg[u])
-    return gain
-
-
-@njit(cache=True, inline='always')
-def _unmove(xadj, adjncy, adjwgt, part, ed, idg, v):
-    """Move ``v`` back to the other side, updating only the degrees (rollback)."""
-    t = 1 - part[v]
-    part[v] = t
-    tmp = ed[v]
-    ed[v] = idg[v]
-    idg[v] = tmp
-    for j in range(xadj[v], xadj[v + 1]):
-        u = adjncy[j]
-        w = adjwgt[j]
-        if part[u] == t:
-            ed[u] -= w
-            idg[u] += w
-        else:
-            ed[u] += w
-            idg[u] -= w
 
 
 @njit(cache=True)
@@ -213,50 +155,83 @@ def _permutation(order):
 def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
                ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket):
     """The passes of :func:`fm_refine` on caller-provided work arrays (length ``n``
-    and bucket queues for 2 sides); returns the cut."""
+    and bucket queues for 2 sides); returns the cut.
+
+    The bucket-queue operations (:mod:`partkit.native.bucket_queue`), the
+    balance helpers and the move are written out inline: as separate
+    functions, the reference counting of their array arguments cost more
+    than the moves themselves.
+    """
     n = xadj.size - 1
+    ncon = vwgt.shape[1]
+    cap = (head.shape[1] - 1) // 2
     np.random.seed(seed)
     cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
     for _ in range(npasses):
         pw = side_weights(vwgt, part)
-        ow = overweight(pw, maxw)
+        ow0 = 0
+        ow1 = 0
+        for c in range(ncon):
+            ow0 += max(pw[0, c] - maxw[0, c], 0)
+            ow1 += max(pw[1, c] - maxw[1, c], 0)
+        ow = ow0 + ow1
         repair = ow > 0
         locked[:] = False
-        bq_clear(head, top, where)
+        head[:, :] = -1
+        top[:] = -1
+        where[:] = -1
         _permutation(order)
         for i in range(n):
             v = order[i]
             if repair or ed[v] > 0:
-                bq_insert(head, top, nxt, prv, where, bucket, part[v], v, ed[v] - idg[v])
+                # insert v into queue part[v]
+                q = part[v]
+                bk = min(max(ed[v] - idg[v], -cap), cap) + cap
+                first = head[q, bk]
+                nxt[v] = first
+                prv[v] = -1
+                if first != -1:
+                    prv[first] = v
+                head[q, bk] = v
+                where[v] = q
+                bucket[v] = bk
+                if bk > top[q]:
+                    top[q] = bk
         best_ow = ow
         best_cut = cut
-        best_dev = _deviation(pw, maxw)
+        best_dev = abs(pw[0, 0] / max(maxw[0, 0], 1) - pw[1, 0] / max(maxw[1, 0], 1))
         nbest = 0
         nmoves = 0
         bad = 0
         while bad < max_bad:
             if ow > 0:
-                s = 0 if _side_overweight(pw, maxw, 0) >= _side_overweight(pw, maxw, 1) else 1
-                v = bq_top(head, top, s)
-                if v == -1:
+                s = 0 if ow0 >= ow1 else 1
+                # top of queue s
+                bk = top[s]
+                while bk >= 0 and head[s, bk] == -1:
+                    bk -= 1
+                top[s] = bk
+                if bk < 0:
                     break
-                bq_remove(head, top, nxt, prv, where, bucket, v)
+                v = head[s, bk]
                 locked[v] = True
                 t = 1 - s
-                before = _side_overweight(pw, maxw, s) + _side_overweight(pw, maxw, t)
                 after = 0
-                for c in range(vwgt.shape[1]):
-                    d = pw[s, c] - vwgt[v, c] - maxw[s, c]
-                    if d > 0:
-                        after += d
-                    d = pw[t, c] + vwgt[v, c] - maxw[t, c]
-                    if d > 0:
-                        after += d
-                if after >= before:
-                    continue
+                for c in range(ncon):
+                    after += max(pw[s, c] - vwgt[v, c] - maxw[s, c], 0)
+                    after += max(pw[t, c] + vwgt[v, c] - maxw[t, c], 0)
+                move_it = after < ow
             else:
-                v0 = bq_top(head, top, 0)
-                v1 = bq_top(head, top, 1)
+                bk = top[0]
+                while bk >= 0 and head[0, bk] == -1:
+                    bk -= 1
+                top[0] = bk
+                v0 = -1 if bk < 0 else head[0, bk]
+                bk = top[1]
+                while bk >= 0 and head[1, bk] == -1:
+                    bk -= 1
+                top[1] = bk
+                v1 = -1 if bk < 0 else head[1, bk]
                 if v0 == -1 and v1 == -1:
                     break
                 if v0 == -1:
@@ -271,22 +246,98 @@ def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
                         first, second = v0, v1
                     else:
                         first, second = v1, v0
-                if fits_in(vwgt, pw, maxw, first, 1 - part[first]):
-                    v = first
-                elif second != -1 and fits_in(vwgt, pw, maxw, second, 1 - part[second]):
-                    v = second
-                else:
-                    bq_remove(head, top, nxt, prv, where, bucket, first)
-                    locked[first] = True
-                    continue
-                bq_remove(head, top, nxt, prv, where, bucket, v)
+                v = first
+                move_it = True
+                to = 1 - part[v]
+                for c in range(ncon):
+                    if pw[to, c] + vwgt[v, c] > maxw[to, c]:
+                        move_it = False
+                        break
+                if not move_it and second != -1:
+                    to = 1 - part[second]
+                    move_it = True
+                    for c in range(ncon):
+                        if pw[to, c] + vwgt[second, c] > maxw[to, c]:
+                            move_it = False
+                            break
+                    if move_it:
+                        v = second
                 locked[v] = True
-            cut -= _move(xadj, adjncy, adjwgt, vwgt, part, ed, idg, pw, locked,
-                         head, top, nxt, prv, where, bucket, v)
+            # remove v from its queue
+            q = where[v]
+            bk = bucket[v]
+            pv = prv[v]
+            sv = nxt[v]
+            if pv != -1:
+                nxt[pv] = sv
+            else:
+                head[q, bk] = sv
+            if sv != -1:
+                prv[sv] = pv
+            where[v] = -1
+            if not move_it:
+                continue
+            # move v to the other side
+            s = part[v]
+            t = 1 - s
+            cut -= ed[v] - idg[v]
+            part[v] = t
+            tmp = ed[v]
+            ed[v] = idg[v]
+            idg[v] = tmp
+            for c in range(ncon):
+                pw[s, c] -= vwgt[v, c]
+                pw[t, c] += vwgt[v, c]
+            for j in range(xadj[v], xadj[v + 1]):
+                u = adjncy[j]
+                w = adjwgt[j]
+                if part[u] == t:
+                    ed[u] -= w
+                    idg[u] += w
+                else:
+                    ed[u] += w
+                    idg[u] -= w
+                if locked[u]:
+                    continue
+                qu = where[u]
+                if qu < 0 and ed[u] <= 0:
+                    continue
+                nb = min(max(ed[u] - idg[u], -cap), cap) + cap
+                if qu >= 0:
+                    if nb == bucket[u]:
+                        continue
+                    # remove u from its bucket
+                    bk = bucket[u]
+                    pu = prv[u]
+                    su = nxt[u]
+                    if pu != -1:
+                        nxt[pu] = su
+                    else:
+                        head[qu, bk] = su
+                    if su != -1:
+                        prv[su] = pu
+                else:
+                    qu = part[u]
+                # insert u into queue qu at bucket nb
+                first = head[qu, nb]
+                nxt[u] = first
+                prv[u] = -1
+                if first != -1:
+                    prv[first] = u
+                head[qu, nb] = u
+                where[u] = qu
+                bucket[u] = nb
+                if nb > top[qu]:
+                    top[qu] = nb
             moves[nmoves] = v
             nmoves += 1
-            ow = overweight(pw, maxw)
-            dev = _deviation(pw, maxw)
+            ow0 = 0
+            ow1 = 0
+            for c in range(ncon):
+                ow0 += max(pw[0, c] - maxw[0, c], 0)
+                ow1 += max(pw[1, c] - maxw[1, c], 0)
+            ow = ow0 + ow1
+            dev = abs(pw[0, 0] / max(maxw[0, 0], 1) - pw[1, 0] / max(maxw[1, 0], 1))
             if (ow < best_ow or (ow == best_ow and cut < best_cut)
                     or (ow == best_ow and cut == best_cut and dev < best_dev - 1e-12)):
                 best_ow = ow
@@ -298,7 +349,21 @@ def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
                 bad += 1
         # roll back to the best prefix, undoing the degree updates of every undone move
         for i in range(nmoves - 1, nbest - 1, -1):
-            _unmove(xadj, adjncy, adjwgt, part, ed, idg, moves[i])
+            v = moves[i]
+            t = 1 - part[v]
+            part[v] = t
+            tmp = ed[v]
+            ed[v] = idg[v]
+            idg[v] = tmp
+            for j in range(xadj[v], xadj[v + 1]):
+                u = adjncy[j]
+                w = adjwgt[j]
+                if part[u] == t:
+                    ed[u] -= w
+                    idg[u] += w
+                else:
+                    ed[u] += w
+                    idg[u] -= w
         cut = best_cut
         if nbest == 0:
             break

@@ -15,19 +15,33 @@ from numba import njit
 
 @njit(cache=True)
 def _sort_row(adjncy, adjwgt, lo, hi):
-    """Sort ``adjncy[lo:hi]`` (distinct ids) and carry ``adjwgt`` along; no-op when already sorted."""
-    unsorted = False
-    for j in range(lo + 1, hi):
-        if adjncy[j] < adjncy[j - 1]:
-            unsorted = True
-            break
-    if not unsorted:
+    """Sort ``adjncy[lo:hi]`` (distinct ids) and carry ``adjwgt`` along.
+
+    Insertion sort for short lists (O(length) when already sorted), argsort
+    for long unsorted ones.
+    """
+    if hi - lo > 32:
+        for j in range(lo + 1, hi):
+            if adjncy[j] < adjncy[j - 1]:
+                order = np.argsort(adjncy[lo:hi])
+                ids = adjncy[lo:hi][order]
+                wts = adjwgt[lo:hi][order]
+                adjncy[lo:hi] = ids
+                adjwgt[lo:hi] = wts
+                return
         return
-    order = np.argsort(adjncy[lo:hi])
-    ids = adjncy[lo:hi][order]
-    wts = adjwgt[lo:hi][order]
-    adjncy[lo:hi] = ids
-    adjwgt[lo:hi] = wts
+    for j in range(lo + 1, hi):
+        a = adjncy[j]
+        if a >= adjncy[j - 1]:
+            continue
+        w = adjwgt[j]
+        i = j - 1
+        while i >= lo and adjncy[i] > a:
+            adjncy[i + 1] = adjncy[i]
+            adjwgt[i + 1] = adjwgt[i]
+            i -= 1
+        adjncy[i + 1] = a
+        adjwgt[i + 1] = w
 
 
 @njit(cache=True)
