@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from numba import njit
 
 import partkit
 from partkit.errors import InfeasibleBalanceWarning, InputError
@@ -11,8 +12,10 @@ from partkit.generators import delaunay, grid2d
 from partkit.graph import Graph
 from partkit.io import read_graph
 from partkit.methods import multilevel
+from partkit.methods.recursive import bisection_bounds, split_graph
 from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
 from partkit.native.contraction import contract
+from partkit.native.fm import _mt_seed, _permutation
 from partkit.native.kway_balance import rebalance
 from partkit.native.kway_fm import kway_fm_refine
 from partkit.native.kway_refine import boundary_vertices, label_propagation_refine
@@ -177,6 +180,64 @@ def test_refinement_kernels_improve_and_keep_balance():
     assert edge_cut(g, part) == middle - gain and gain >= 0
     assert np.array_equal(pw, part_weights(g, part, k))
     assert np.all(pw <= bound)
+
+
+def test_split_graph_equals_subgraph_on_unsorted_weighted_graphs():
+    rng = np.random.default_rng(3)
+    for n, hub in [(40, False), (120, True), (300, True)]:
+        g = delaunay(n, seed=int(rng.integers(100)))
+        edges = [(v, int(u)) for v in range(g.n) for u in g.adjncy[g.xadj[v]:g.xadj[v + 1]] if v < u]
+        if hub:  # a vertex adjacent to all: a long adjacency list
+            edges += [(0, u) for u in range(2, g.n) if (0, u) not in set(edges)]
+        base = Graph.from_edges(g.n, np.array(edges), weights=rng.integers(1, 9, len(edges)),
+                                vwgt=rng.integers(1, 5, (g.n, 2)), coords=g.coords)
+        # shuffle every adjacency list (coarse graphs have unsorted lists)
+        adjncy, adjwgt = base.adjncy.copy(), base.adjwgt.copy()
+        for v in range(base.n):
+            lo, hi = base.xadj[v], base.xadj[v + 1]
+            perm = lo + rng.permutation(hi - lo)
+            adjncy[lo:hi], adjwgt[lo:hi] = adjncy[perm], adjwgt[perm]
+        shuffled = Graph(base.xadj, adjncy, base.vwgt, adjwgt, coords=base.coords)
+        side = rng.integers(0, 2, shuffled.n)
+        (on0, sub0), (on1, sub1) = split_graph(shuffled, side)
+        assert np.array_equal(on0, np.flatnonzero(side == 0)) and np.array_equal(on1, np.flatnonzero(side))
+        for ids, sub in ((on0, sub0), (on1, sub1)):
+            ref = shuffled.subgraph(ids)
+            for attr in ("xadj", "adjncy", "adjwgt", "vwgt", "coords"):
+                assert np.array_equal(getattr(sub, attr), getattr(ref, attr)), attr
+
+
+def test_permutation_draws_like_numba_np_random():
+    @njit
+    def reference(n, seed, reps):
+        np.random.seed(seed)
+        out = np.empty((reps, n), dtype=np.int64)
+        for r in range(reps):
+            out[r] = np.random.permutation(n)
+        return out
+
+    for n, seed in [(1, 0), (2, 5), (17, 1), (700, 2**31 - 2), (3000, 12345)]:
+        mt = np.empty(625, dtype=np.uint64)
+        _mt_seed(mt, seed)
+        order = np.empty(n, dtype=np.int64)
+        for row in reference(n, seed, 3):
+            _permutation(order, mt)
+            assert np.array_equal(order, row)
+
+
+@pytest.mark.parametrize("graph", [delaunay(900, seed=4), grid2d(20, 20)])
+def test_best_grown_bisection_equals_one_try_at_a_time(graph):
+    # the kernel must give what initial_bisection + fm_refine per try gave
+    g = Graph(graph.xadj, graph.adjncy, np.arange(graph.n) % 3 + 1, graph.adjwgt)
+    if graph.n == 400:  # two components: growth restarts from a random vertex
+        keep = (np.arange(g.n) % 20 != 10)[g.edge_sources()] & (np.arange(g.n) % 20 != 10)[g.adjncy]
+        g = Graph.from_edges(g.n, np.stack([g.edge_sources()[keep], g.adjncy[keep]], 1), vwgt=g.vwgt)
+    params = dict(multilevel.PRESETS["default"], init_tries=6)
+    for fraction0 in (0.5, 3 / 7):
+        maxw = bisection_bounds(g.total_vertex_weight(), fraction0, 0.05)
+        fast = multilevel._best_grown_bisection(g, fraction0, maxw, params, np.random.default_rng(9))
+        slow = multilevel._best_grown_bisection_python(g, fraction0, maxw, params, np.random.default_rng(9))
+        assert np.array_equal(fast, slow)
 
 
 # ------------------------------------------------------------ shared data
