@@ -57,7 +57,7 @@ def gain_cap(max_gain):
     return max(np.int64(1), min(np.int64(max_gain), np.int64(MAX_GAIN_CAP)))
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def bq_insert(head, top, nxt, prv, where, bucket, q, v, gain):
     """Insert vertex ``v`` (not queued) into queue ``q`` with ``gain``."""
     cap = (head.shape[1] - 1) // 2
@@ -74,7 +74,7 @@ def bq_insert(head, top, nxt, prv, where, bucket, q, v, gain):
         top[q] = b
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def bq_remove(head, top, nxt, prv, where, bucket, v):
     """Remove queued vertex ``v`` from its queue."""
     q = where[v]
@@ -90,7 +90,7 @@ def bq_remove(head, top, nxt, prv, where, bucket, v):
     where[v] = -1
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def bq_update(head, top, nxt, prv, where, bucket, v, gain):
     """Change the gain of queued vertex ``v`` (stays in the same queue)."""
     q = where[v]
@@ -100,7 +100,7 @@ def bq_update(head, top, nxt, prv, where, bucket, v, gain):
         bq_insert(head, top, nxt, prv, where, bucket, q, v, gain)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def bq_top(head, top, q):
     """A vertex of maximum (bucketed) gain in queue ``q`` without removing it; -1 if empty."""
     b = top[q]

@@ -14,34 +14,30 @@ from numba import njit
 
 
 @njit(cache=True)
-def _sort_row(adjncy, adjwgt, lo, hi):
-    """Sort ``adjncy[lo:hi]`` (distinct ids) and carry ``adjwgt`` along.
-
-    Insertion sort for short lists (O(length) when already sorted), argsort
-    for long unsorted ones.
-    """
-    if hi - lo > 32:
-        for j in range(lo + 1, hi):
-            if adjncy[j] < adjncy[j - 1]:
-                order = np.argsort(adjncy[lo:hi])
-                ids = adjncy[lo:hi][order]
-                wts = adjwgt[lo:hi][order]
-                adjncy[lo:hi] = ids
-                adjwgt[lo:hi] = wts
-                return
-        return
-    for j in range(lo + 1, hi):
-        a = adjncy[j]
-        if a >= adjncy[j - 1]:
-            continue
-        w = adjwgt[j]
-        i = j - 1
-        while i >= lo and adjncy[i] > a:
-            adjncy[i + 1] = adjncy[i]
-            adjwgt[i + 1] = adjwgt[i]
-            i -= 1
-        adjncy[i + 1] = a
-        adjwgt[i + 1] = w
+def _sort_rows(xadj, adjncy, adjwgt):
+    """Sort every adjacency list by neighbour id (ids are distinct) and carry the
+    weights along: a Shell sort (gaps 1, 4, 13, 40, ...), so already sorted
+    lists cost one scan and long unsorted ones stay subquadratic."""
+    for v in range(xadj.size - 1):
+        lo = xadj[v]
+        hi = xadj[v + 1]
+        gap = 1
+        while 3 * gap + 1 < hi - lo:
+            gap = 3 * gap + 1
+        while gap > 0:
+            for j in range(lo + gap, hi):
+                a = adjncy[j]
+                if a >= adjncy[j - gap]:
+                    continue
+                w = adjwgt[j]
+                i = j - gap
+                while i >= lo and adjncy[i] > a:
+                    adjncy[i + gap] = adjncy[i]
+                    adjwgt[i + gap] = adjwgt[i]
+                    i -= gap
+                adjncy[i + gap] = a
+                adjwgt[i + gap] = w
+            gap //= 3
 
 
 @njit(cache=True)
@@ -95,24 +91,22 @@ def split_sides(xadj, adjncy, adjwgt, side):
         s = side[v] != 0
         if s:
             ids1[local[v]] = v
-            lo = p1
             for j in range(xadj[v], xadj[v + 1]):
                 u = adjncy[j]
                 if side[u] != 0:
                     adjncy1[p1] = local[u]
                     adjwgt1[p1] = adjwgt[j]
                     p1 += 1
-            _sort_row(adjncy1, adjwgt1, lo, p1)
             xadj1[local[v] + 1] = p1
         else:
             ids0[local[v]] = v
-            lo = p0
             for j in range(xadj[v], xadj[v + 1]):
                 u = adjncy[j]
                 if side[u] == 0:
                     adjncy0[p0] = local[u]
                     adjwgt0[p0] = adjwgt[j]
                     p0 += 1
-            _sort_row(adjncy0, adjwgt0, lo, p0)
             xadj0[local[v] + 1] = p0
+    _sort_rows(xadj0, adjncy0, adjwgt0)
+    _sort_rows(xadj1, adjncy1, adjwgt1)
     return ids0, xadj0, adjncy0, adjwgt0, ids1, xadj1, adjncy1, adjwgt1
