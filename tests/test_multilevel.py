@@ -15,7 +15,7 @@ from partkit.methods import multilevel
 from partkit.methods.recursive import bisection_bounds, split_graph
 from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
 from partkit.native.contraction import contract
-from partkit.native.fm import _mt_seed, _permutation
+from partkit.native.random_permutation import STATE_SIZE, fill_permutation, seed_state
 from partkit.native.kway_balance import rebalance
 from partkit.native.kway_fm import kway_fm_refine
 from partkit.native.kway_refine import boundary_vertices, label_propagation_refine
@@ -217,11 +217,11 @@ def test_permutation_draws_like_numba_np_random():
         return out
 
     for n, seed in [(1, 0), (2, 5), (17, 1), (700, 2**31 - 2), (3000, 12345)]:
-        mt = np.empty(625, dtype=np.uint64)
-        _mt_seed(mt, seed)
+        mt = np.empty(STATE_SIZE, dtype=np.uint64)
+        seed_state(mt, seed)
         order = np.empty(n, dtype=np.int64)
         for row in reference(n, seed, 3):
-            _permutation(order, mt)
+            fill_permutation(order, mt)
             assert np.array_equal(order, row)
 
 

@@ -28,6 +28,7 @@ from numba import njit
 
 from partkit.native.bucket_queue import (
     _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
+from partkit.native.random_permutation import STATE_SIZE, fill_permutation, seed_state
 
 
 @njit(cache=True)
@@ -127,81 +128,9 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
     locked = np.zeros(n, dtype=np.bool_)
     moves = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    mt = np.empty(625, dtype=np.uint64)
+    mt = np.empty(STATE_SIZE, dtype=np.uint64)
     return _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
                       ed, idg, locked, moves, order, mt, head, top, nxt, prv, where, bucket)
-
-
-_MASK32 = np.uint64(0xFFFFFFFF)
-
-
-@njit(cache=True)
-def _mt_seed(mt, seed):
-    """Seed the Mersenne Twister state ``mt`` (uint64 array of 625: 624 words and
-    the index) exactly as ``np.random.seed(seed)`` seeds Numba's generator."""
-    s = np.uint64(seed) & _MASK32
-    for pos in range(624):
-        mt[pos] = s
-        s = (np.uint64(1812433253) * (s ^ (s >> np.uint64(30))) + np.uint64(pos + 1)) & _MASK32
-    mt[624] = 624
-
-
-@njit(cache=True)
-def _permutation(order, mt):
-    """Fill ``order`` with a random permutation of ``0..n-1`` drawn from the state ``mt``.
-
-    Makes exactly the draws of ``np.random.permutation(n)`` in Numba (a
-    Fisher-Yates shuffle of ``arange(n)`` with ``np.random.randint(i + 1)``,
-    masked rejection sampling), so after :func:`_mt_seed` it gives the same
-    permutation as ``np.random.seed`` followed by ``np.random.permutation``,
-    without the call per draw and the allocation.
-    """
-    n = order.size
-    for i in range(n):
-        order[i] = i
-    idx = np.int64(mt[624])
-    i = n - 1
-    while i > 0:
-        nbits = 0
-        x = i
-        while x > 0:
-            nbits += 1
-            x >>= 1
-        # 32-bit draws; more than 32 bits take the high word first
-        words = 1 if nbits <= 32 else 2
-        while True:
-            r = np.uint64(0)
-            for w in range(words):
-                if idx >= 624:
-                    # regenerate the 624 words (the reference MT19937 twist)
-                    for q in range(624):
-                        y = (mt[q] & np.uint64(0x80000000)) | (mt[(q + 1) % 624] & np.uint64(0x7FFFFFFF))
-                        z = mt[(q + 397) % 624] ^ (y >> np.uint64(1))
-                        if y & np.uint64(1):
-                            z ^= np.uint64(0x9908B0DF)
-                        mt[q] = z
-                    idx = 0
-                y = mt[idx]
-                idx += 1
-                y ^= y >> np.uint64(11)
-                y ^= (y << np.uint64(7)) & np.uint64(0x9D2C5680)
-                y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
-                y ^= y >> np.uint64(18)
-                y &= _MASK32
-                if words == 1:
-                    r = y & (_MASK32 >> np.uint64(32 - nbits))
-                elif w == 0:
-                    r = (y & (_MASK32 >> np.uint64(64 - nbits))) << np.uint64(32)
-                else:
-                    r |= y
-            if np.int64(r) <= i:
-                break
-        j = np.int64(r)
-        t = order[i]
-        order[i] = order[j]
-        order[j] = t
-        i -= 1
-    mt[624] = idx
 
 
 @njit(cache=True)
@@ -218,7 +147,7 @@ def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
     n = xadj.size - 1
     ncon = vwgt.shape[1]
     cap = (head.shape[1] - 1) // 2
-    _mt_seed(mt, seed)
+    seed_state(mt, seed)
     cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
     for _ in range(npasses):
         pw = side_weights(vwgt, part)
@@ -233,7 +162,7 @@ def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
         head[:, :] = -1
         top[:] = -1
         where[:] = -1
-        _permutation(order, mt)
+        fill_permutation(order, mt)
         for i in range(n):
             v = order[i]
             if repair or ed[v] > 0:
@@ -532,8 +461,8 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, seed, part, order, mt, fifo, s
     while True:
         if v == -1:
             if not have_order:
-                _mt_seed(mt, seed)
-                _permutation(order, mt)
+                seed_state(mt, seed)
+                fill_permutation(order, mt)
                 have_order = True
             while next_root < n and part[order[next_root]] == 0:
                 next_root += 1
@@ -588,7 +517,7 @@ def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, grow
     locked = np.zeros(n, dtype=np.bool_)
     moves = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    mt = np.empty(625, dtype=np.uint64)
+    mt = np.empty(STATE_SIZE, dtype=np.uint64)
     fifo = np.empty(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.bool_)
     best_ow = 0
