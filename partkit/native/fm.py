@@ -378,6 +378,11 @@ def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
     """
     n = xadj.size - 1
     part = np.ones(n, dtype=np.int64)
+    if not greedy:
+        _grow_bfs(xadj, adjncy, vwgt, start, target0, seed, part, np.empty(n, dtype=np.int64),
+                  np.empty(STATE_SIZE, dtype=np.uint64), np.empty(n, dtype=np.int64),
+                  np.zeros(n, dtype=np.bool_))
+        return part
     if n == 0 or target0 <= 0:
         return part
     np.random.seed(seed)
@@ -386,10 +391,6 @@ def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
     cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
     head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 1, cap)
     gain = np.zeros(n, dtype=np.int64)
-    fifo = np.empty(n, dtype=np.int64)
-    seen = np.zeros(n, dtype=np.bool_)
-    qhead = 0
-    qtail = 0
     w0 = 0
     v = start
     while True:
@@ -403,7 +404,6 @@ def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
         if w0 + wv > target0 and (w0 + wv - target0) > (target0 - w0):
             break
         part[v] = 0
-        seen[v] = True
         w0 += wv
         if w0 >= target0:
             break
@@ -411,39 +411,27 @@ def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
             u = adjncy[j]
             if part[u] == 0:
                 continue
-            if greedy:
-                if where[u] >= 0:
-                    gain[u] += 2 * adjwgt[j]
-                    bq_update(head, top, nxt, prv, where, bucket, u, gain[u])
-                else:
-                    g = 0
-                    for i in range(xadj[u], xadj[u + 1]):
-                        g += adjwgt[i] if part[adjncy[i]] == 0 else -adjwgt[i]
-                    gain[u] = g
-                    bq_insert(head, top, nxt, prv, where, bucket, 0, u, g)
-            elif not seen[u]:
-                seen[u] = True
-                fifo[qtail] = u
-                qtail += 1
-        if greedy:
-            v = bq_top(head, top, 0)
-            if v != -1:
-                bq_remove(head, top, nxt, prv, where, bucket, v)
-        elif qhead < qtail:
-            v = fifo[qhead]
-            qhead += 1
-        else:
-            v = -1
+            if where[u] >= 0:
+                gain[u] += 2 * adjwgt[j]
+                bq_update(head, top, nxt, prv, where, bucket, u, gain[u])
+            else:
+                g = 0
+                for i in range(xadj[u], xadj[u + 1]):
+                    g += adjwgt[i] if part[adjncy[i]] == 0 else -adjwgt[i]
+                gain[u] = g
+                bq_insert(head, top, nxt, prv, where, bucket, 0, u, g)
+        v = bq_top(head, top, 0)
+        if v != -1:
+            bq_remove(head, top, nxt, prv, where, bucket, v)
     return part
 
 
 @njit(cache=True)
 def _grow_bfs(xadj, adjncy, vwgt, start, target0, seed, part, order, mt, fifo, seen):
-    """Breadth-first :func:`grow_bisection` (``greedy`` false) into the work arrays.
+    """Breadth-first growth of :func:`grow_bisection` (``greedy`` false) into work arrays.
 
-    Fills ``part`` exactly as ``grow_bisection(..., start, target0, False, seed)``
-    returns it; ``order``, ``fifo`` and ``seen`` are scratch of length n and
-    ``mt`` a generator state. The random restart order is only drawn when the
+    Fills ``part`` with the 0/1 bisection; ``order``, ``fifo`` and ``seen``
+    are scratch of length n and ``mt`` a generator state. The random restart order is only drawn when the
     frontier runs dry (a disconnected graph): it is the first thing drawn
     after seeding, so drawing it late gives the same order.
     """
