@@ -88,7 +88,7 @@ def repartition_rows(n, k, method, seed=0):
         inside = np.hypot(g.coords[:, 0] - 0.2, g.coords[:, 1] - 0.3) < radius
         w = np.where(inside, factor, 1).astype(np.int64)
         gw = with_weights(g, w)
-        excess = np.maximum(part_weights(gw, old, k)[:, 0] - max_part_weights(gw, k)[0], 0)
+        excess = np.maximum(part_weights(gw, old, k)[:, 0] - max_part_weights(gw, k)[:, 0], 0)
         case = {"refined": f"r={radius}, x{factor}", "old_cut": edge_cut(g, old),
                 "total": int(w.sum()), "min_migration": int(excess.sum())}
         for label, result in (

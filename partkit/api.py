@@ -83,12 +83,11 @@ def warn_if_unbalanced(graph, part, k, imbalance, method="partition"):
     bound = max_part_weights(graph, k, imbalance)
     if np.all(weights <= bound):
         return True
-    heaviest = graph.vwgt.max(axis=0) if graph.n else bound
-    if np.any(heaviest > bound):
+    if graph.n and np.any(graph.vwgt.max(axis=0) > bound.max(axis=0)):
         reason = "a single vertex is heavier than the balance bound allows"
     else:
         reason = "the method could not meet the bound"
     warnings.warn(f"{graph.name}: {method} partition exceeds the balance bound "
-                  f"(max part weight {weights.max(axis=0).tolist()} > {bound.tolist()}): {reason}",
+                  f"(max part weight {weights.max(axis=0).tolist()} > {bound.max(axis=0).tolist()}): {reason}",
                   InfeasibleBalanceWarning, stacklevel=3)
     return False

@@ -61,15 +61,50 @@ def imbalance(graph, part, k) -> np.ndarray:
         return np.where(total > 0, weights.max(axis=0) / average - 1.0, 0.0)
 
 
+def weight_bounds(total, fractions, imbalance=0.03) -> np.ndarray:
+    """The maximum weight of every part per constraint, shape ``(k, ncon)``.
+
+    Part ``i`` targets ``fractions[i] * total`` and may exceed its target
+    by the factor ``1 + imbalance``, rounded down; the bound is raised to
+    the rounded-up target when rounding would make even an exact split
+    infeasible. This is the one bound shape of partkit: every partitioner,
+    refiner and check takes a ``(k, ncon)`` array.
+
+    Parameters
+    ----------
+    total : array_like of int, shape (ncon,)
+        Total vertex weight per constraint.
+    fractions : array_like of float, shape (k,)
+        Target share of every part (summing to 1).
+    imbalance : float
+
+    Examples
+    --------
+    >>> weight_bounds([10], [0.5, 0.5], 0.0).tolist()
+    [[5], [5]]
+    >>> weight_bounds([10], [0.3, 0.7], 0.1).tolist()
+    [[3], [7]]
+    """
+    total = np.asarray(total, dtype=np.float64).reshape(1, -1)
+    target = np.asarray(fractions, dtype=np.float64).reshape(-1, 1) * total
+    bound = np.floor((1.0 + imbalance) * target + 1e-9)
+    return np.maximum(bound, np.ceil(target - 1e-9)).astype(np.int64)
+
+
 def max_part_weights(graph, k, imbalance=0.03) -> np.ndarray:
-    """The balance bound per constraint: ``floor((1 + imbalance) * total / k)``.
+    """The balance bound of ``k`` equal parts: ``floor((1 + imbalance) * total / k)``.
 
     The bound is raised to ``ceil(total / k)`` when rounding would make it
-    unreachable even for a perfectly even split. Shape ``(ncon,)``.
+    unreachable even for a perfectly even split. Shape ``(k, ncon)``, all
+    rows equal (see :func:`weight_bounds`).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> max_part_weights(grid2d(10, 10), 4, 0.03)[0].tolist()
+    [25]
     """
-    total = graph.total_vertex_weight().astype(np.float64)
-    bound = np.floor((1.0 + imbalance) * total / k + 1e-9)
-    return np.maximum(bound, np.ceil(total / k)).astype(np.int64)
+    return weight_bounds(graph.total_vertex_weight(), np.full(int(k), 1.0 / int(k)), imbalance)
 
 
 def is_balanced(graph, part, k, imbalance=0.03) -> bool:

@@ -7,7 +7,7 @@ import scipy.linalg as la
 from partkit.balance.dag import (TaskDAG, dataflow_edges, fork_join, simulate_dag, tile_tasks,
                                  tiled_cholesky, tiled_spd_inverse, unbalanced_tree)
 from partkit.errors import InputError
-from partkit.native.schedule import simulate_dag_stealing
+from partkit.balance.kernels.schedule import simulate_dag_stealing
 
 
 def test_tiled_cholesky_span_is_3t_minus_2():

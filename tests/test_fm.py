@@ -7,13 +7,13 @@ from hypothesis import strategies as st
 
 from partkit import Graph
 from partkit.generators import delaunay, grid2d
-from partkit.methods.recursive import (
+from partkit.multilevel.recursive import (
     bisection_bounds, fm_refine_bisection, level_imbalance, make_bisector, recursive_bisection)
 from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
-from partkit.native.bucket_queue import (
+from partkit.multilevel.kernels.bucket_queue import (
     bq_insert, bq_remove, bq_top, bq_update, new_bucket_queues)
-from partkit.native.fm import fm_bisection, grow_bisection
-from partkit.native.kl import kl_refine
+from partkit.multilevel.kernels.initial_fm import fm_bisection, grow_bisection
+from partkit.methods.kernels.kl import kl_refine
 
 
 def _random_balanced(n, seed):

@@ -12,15 +12,18 @@ from partkit.generators import delaunay, grid2d
 from partkit.graph import Graph
 from partkit.io import read_graph
 from partkit.methods import multilevel
-from partkit.methods.recursive import bisection_bounds, split_graph
+from partkit.multilevel.recursive import bisection_bounds, split_graph
 from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
-from partkit.native.contraction import contract
-from partkit.native.random_permutation import STATE_SIZE, fill_permutation, seed_state
-from partkit.native.kway_balance import rebalance
-from partkit.native.kway_fm import kway_fm_refine
-from partkit.native.kway_refine import boundary_vertices, label_propagation_refine
-from partkit.native.kway_refine import part_weights as native_part_weights
-from partkit.native.matching import heavy_edge_matching, matching_to_cmap, two_hop_matching
+from partkit._random import subkey
+from partkit.multilevel.coarsening import coarsen
+from partkit.multilevel.context import CoarseningContext
+from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
+from partkit.multilevel.kernels.initial_fm import best_grown_bisection, fm_refine, grow_bisection, overweight, side_weights
+from partkit.multilevel.kernels.refinement_balance import rebalance
+from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices, label_propagation_refine
+from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
+from partkit.multilevel.kernels.coarsening_matching import heavy_edge_matching, two_hop_matching
 
 
 def _check(graph, part, k, imbalance=0.03):
@@ -112,8 +115,8 @@ def test_star_coarsens_and_balances():
     n = 3000  # a star does not shrink under a matching: clustering has to take over
     edges = np.stack([np.zeros(n - 1, dtype=np.int64), np.arange(1, n)], axis=1)
     g = Graph.from_edges(n, edges, name="star")
-    levels, coarsest = multilevel.coarsen(g, 100, np.random.default_rng(0))
-    assert coarsest.n <= 0.5 * n and len(levels) <= 12
+    hierarchy = coarsen(g, CoarseningContext(algorithm="matching"), 100, 0)
+    assert hierarchy.coarsest.n <= 0.5 * n and len(hierarchy) <= 12
     _check(g, multilevel.partition(g, 4), 4)
 
 
@@ -141,7 +144,7 @@ def test_matching_and_contraction_preserve_weights():
     match = heavy_edge_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group)
     two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, match)
     assert np.array_equal(match[match], np.arange(g.n))  # an involution
-    cmap, nc = matching_to_cmap(match)
+    cmap, nc = compact_labels(np.minimum(match, np.arange(g.n)))
     assert nc < 0.6 * g.n
     cxadj, cadjncy, cadjwgt, cvwgt = contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
     Graph(cxadj.copy(), cadjncy.copy(), cvwgt.copy(), cadjwgt.copy(), name="coarse")  # symmetric, no loops
@@ -167,16 +170,16 @@ def test_refinement_kernels_improve_and_keep_balance():
     rng = np.random.default_rng(1)
     flip = rng.random(g.n) < 0.1
     part[flip] = rng.integers(0, k, flip.sum())
-    bound = np.tile(max_part_weights(g, k, 0.03), (k, 1))
+    bound = max_part_weights(g, k, 0.03)
     pw = native_part_weights(g.vwgt, part, k)
-    assert rebalance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, 20)
+    assert rebalance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, 20, True)
     before = edge_cut(g, part)
     gain = label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
                                     boundary_vertices(g.xadj, g.adjncy, part), 5)
     assert edge_cut(g, part) == before - gain and gain > 0
     middle = edge_cut(g, part)
     gain = kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
-                          boundary_vertices(g.xadj, g.adjncy, part), 4, 100)
+                          boundary_vertices(g.xadj, g.adjncy, part), 4, 100, 64)
     assert edge_cut(g, part) == middle - gain and gain >= 0
     assert np.array_equal(pw, part_weights(g, part, k))
     assert np.all(pw <= bound)
@@ -207,37 +210,24 @@ def test_split_graph_equals_subgraph_on_unsorted_weighted_graphs():
                 assert np.array_equal(getattr(sub, attr), getattr(ref, attr)), attr
 
 
-def test_permutation_draws_like_numba_np_random():
-    @njit
-    def reference(n, seed, reps):
-        np.random.seed(seed)
-        out = np.empty((reps, n), dtype=np.int64)
-        for r in range(reps):
-            out[r] = np.random.permutation(n)
-        return out
-
-    for n, seed in [(1, 0), (2, 5), (17, 1), (700, 2**31 - 2), (3000, 12345)]:
-        mt = np.empty(STATE_SIZE, dtype=np.uint64)
-        seed_state(mt, seed)
-        order = np.empty(n, dtype=np.int64)
-        for row in reference(n, seed, 3):
-            fill_permutation(order, mt)
-            assert np.array_equal(order, row)
-
-
 @pytest.mark.parametrize("graph", [delaunay(900, seed=4), grid2d(20, 20)])
-def test_best_grown_bisection_equals_one_try_at_a_time(graph):
-    # the kernel must give what initial_bisection + fm_refine per try gave
+def test_best_grown_bisection_is_the_best_single_try(graph):
+    # the kernel must return the best (overweight, cut) of its tries, each an FM-refined grown start
     g = Graph(graph.xadj, graph.adjncy, np.arange(graph.n) % 3 + 1, graph.adjwgt)
     if graph.n == 400:  # two components: growth restarts from a random vertex
         keep = (np.arange(g.n) % 20 != 10)[g.edge_sources()] & (np.arange(g.n) % 20 != 10)[g.adjncy]
         g = Graph.from_edges(g.n, np.stack([g.edge_sources()[keep], g.adjncy[keep]], 1), vwgt=g.vwgt)
-    params = dict(multilevel.PRESETS["default"], init_tries=6)
+    starts = np.array([0, 7, 100, 250, 399, 13], dtype=np.int64)
     for fraction0 in (0.5, 3 / 7):
         maxw = bisection_bounds(g.total_vertex_weight(), fraction0, 0.05)
-        fast = multilevel._best_grown_bisection(g, fraction0, maxw, params, np.random.default_rng(9))
-        slow = multilevel._best_grown_bisection_python(g, fraction0, maxw, params, np.random.default_rng(9))
-        assert np.array_equal(fast, slow)
+        target = int(round(fraction0 * int(g.total_vertex_weight()[0])))
+        best = best_grown_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxw, target, starts, 9, 10, 50)
+        ranks = []
+        for t, start in enumerate(starts):
+            part = grow_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, start, target, False, subkey(9, t))
+            cut = fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 10, 50, subkey(9, t))
+            ranks.append((int(overweight(side_weights(g.vwgt, part), maxw)), int(cut)))
+        assert (int(overweight(side_weights(g.vwgt, best), maxw)), edge_cut(g, best)) == min(ranks)
 
 
 # ------------------------------------------------------------ shared data

@@ -29,7 +29,7 @@ def mesh():
 
 def _migration_lower_bound(g, old, w):
     gw = with_weights(g, w)
-    return int(np.maximum(part_weights(gw, old, K)[:, 0] - max_part_weights(gw, K)[0], 0).sum())
+    return int(np.maximum(part_weights(gw, old, K)[:, 0] - max_part_weights(gw, K)[:, 0], 0).sum())
 
 
 def test_repartition_restores_balance_with_little_migration(mesh):

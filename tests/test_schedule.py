@@ -8,7 +8,7 @@ import pytest
 from partkit.balance.schedule import (POLICIES, kruskal_weiss_chunk, sample_costs, simulate,
                                       worker_noise)
 from partkit.errors import InputError
-from partkit.native.schedule import advance
+from partkit.balance.kernels.schedule import advance
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from partkit.errors import InputError
-from partkit.native.balance_bins import place_balls
+from partkit.balance.kernels.bins import place_balls
 
 #: Balls placed per batch of pre-drawn random choices (bounds memory use).
 BATCH = 1 << 20

@@ -29,7 +29,8 @@ import numpy as np
 
 from partkit.balance.schedule import _check_common, worker_noise
 from partkit.errors import InputError
-from partkit.native.schedule import dag_longest_path, simulate_dag_greedy, simulate_dag_stealing
+from partkit._random import derive
+from partkit.balance.kernels.schedule import dag_longest_path, simulate_dag_greedy, simulate_dag_stealing
 
 
 @dataclass
@@ -161,10 +162,10 @@ def simulate_dag(dag, p, policy="ws", *, overhead=0.0, steal_latency=0.01, slow_
     slow, phase = worker_noise(p, slow_workers=slow_workers, slowdown=slowdown,
                                freeze_period=freeze_period, freeze_length=freeze_length, seed=seed)
     if policy == "ws":
-        state = np.array([np.random.default_rng([seed, 3]).integers(1, 2**63)], dtype=np.uint64)
+        stream = np.array([derive(seed, "dag stealing"), 0], dtype=np.int64)
         makespan, busy, _, _, attempts, steals, _ = simulate_dag_stealing(
             dag.costs, dag.xadj, dag.adj, p, float(overhead), float(steal_latency), slow, phase,
-            float(freeze_period), float(freeze_length), state)
+            float(freeze_period), float(freeze_length), stream)
         return DagScheduleResult("ws", p, float(makespan), dag.work, dag.span, busy,
                                  int(attempts.sum()), int(steals.sum()))
     if policy == "greedy":

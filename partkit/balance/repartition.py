@@ -48,7 +48,7 @@ from partkit.errors import InputError
 from partkit.graph import Graph
 from partkit.metrics import (check_partition, edge_cut, imbalance, is_balanced, max_part_weights,
                              part_weights)
-from partkit.native.balance_repart import balance_moves, flow_moves, refine_migration
+from partkit.balance.kernels.repartition import balance_moves, flow_moves, refine_migration
 
 STRATEGIES = ("diffusion", "remap", "auto")
 

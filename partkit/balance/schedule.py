@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from partkit.errors import InputError
-from partkit.native.schedule import simulate_central, simulate_stealing
+from partkit._random import derive
+from partkit.balance.kernels.schedule import simulate_central, simulate_stealing
 
 POLICIES = ("self", "chunk", "gss", "ws")
 DISTRIBUTIONS = ("constant", "uniform", "exponential", "lognormal", "pareto")
@@ -264,10 +265,10 @@ def simulate(costs, p, policy="ws", *, chunk=None, overhead=0.01, steal_latency=
             raise InputError(f"steal must be 'one' or 'half', got {steal!r}")
         if initial not in ("block", "root"):
             raise InputError(f"initial distribution must be 'block' or 'root', got {initial!r}")
-        state = np.array([np.random.default_rng([seed, 2]).integers(1, 2**63)], dtype=np.uint64)
+        stream = np.array([derive(seed, "stealing"), 0], dtype=np.int64)
         finish, busy, over, pops, att, st = simulate_stealing(
             costs, p, steal == "half", initial == "root", float(overhead), float(steal_latency),
-            slow, phase, float(freeze_period), float(freeze_length), state)
+            slow, phase, float(freeze_period), float(freeze_length), stream)
         accesses = int(pops.sum())
         attempts = int(att.sum())
         steals = int(st.sum())

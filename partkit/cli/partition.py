@@ -7,6 +7,7 @@ import time
 import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
+from partkit.cli._compile import compile_notice
 from partkit.cli._common import (add_graph_arguments, end_progress, load_graph, method_options,
                                  parse_options, print_json, progress_printer)
 
@@ -51,7 +52,7 @@ def run(args):
     options = method_options(args.method, {"preset": args.preset, "refine": args.refine,
                                            "progress": printer, **parse_options(args.option)})
     start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
+    with compile_notice(printer is not None), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InfeasibleBalanceWarning)
         part = partition(graph, args.k, args.method, imbalance=args.imbalance, seed=args.seed, **options)
     seconds = time.perf_counter() - start

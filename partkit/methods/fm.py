@@ -2,18 +2,19 @@
 
 Each bisection tries ``nstarts`` initial splits (grown from a random vertex,
 greedily or breadth-first, or a random assignment), refines each with
-classic full FM passes (:func:`partkit.native.fm.fm_refine`), and keeps the
+classic full FM passes (:func:`partkit.multilevel.kernels.initial_fm.fm_refine`), and keeps the
 best: balanced first, then the lowest cut. k parts come from
-:func:`partkit.methods.recursive.recursive_bisection`.
+:func:`partkit.multilevel.recursive.recursive_bisection`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from partkit._random import derive, integers, permutation
 from partkit.errors import InputError
-from partkit.methods.recursive import bisection_bounds, recursive_bisection
-from partkit.native.fm import fm_refine, grow_bisection, overweight, side_weights
+from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
+from partkit.multilevel.kernels.initial_fm import fm_refine, grow_bisection, overweight, side_weights
 
 INITS = ("bfs", "greedy", "random")
 
@@ -55,26 +56,24 @@ def partition(graph, k, *, imbalance=0.03, seed=0, init="bfs", nstarts=4, npasse
 
 def initial_bisection(graph, fraction0, seed, init="bfs"):
     """An unrefined bisection with about ``fraction0`` of the first-constraint weight on side 0."""
-    rng = np.random.default_rng(seed)
     target = int(round(fraction0 * int(graph.total_vertex_weight()[0])))
     if init == "random":
-        order = rng.permutation(graph.n)
+        order = permutation(graph.n, seed)
         cum = np.cumsum(graph.vwgt[order, 0])
         part = np.ones(graph.n, dtype=np.int64)
         part[order[: int(np.searchsorted(cum, target, side="right"))]] = 0
         return part
-    start = int(rng.integers(graph.n))
+    start = int(integers(derive(seed, "start"), graph.n, 1)[0])
     return grow_bisection(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, start, target,
-                          init == "greedy", int(rng.integers(2**31 - 1)))
+                          init == "greedy", derive(seed, "grow"))
 
 
 def multistart_fm_bisection(graph, fraction0, imbalance, seed, *, init="bfs", nstarts=4, npasses=20):
     """Best of ``nstarts`` FM-refined initial bisections (least overweight, then lowest cut)."""
     maxw = bisection_bounds(graph.total_vertex_weight(), fraction0, imbalance)
-    rng = np.random.default_rng(seed)
     best, best_key = None, None
-    for _ in range(nstarts):
-        s = int(rng.integers(2**31 - 1))
+    for t in range(nstarts):
+        s = derive(seed, "try", t)
         part = initial_bisection(graph, fraction0, s, init)
         cut = fm_refine(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, maxw, npasses, graph.n, s)
         key = (int(overweight(side_weights(graph.vwgt, part), maxw)), int(cut))

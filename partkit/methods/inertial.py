@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from partkit.errors import InputError
-from partkit.methods.recursive import check_refine, make_bisector, prefix_split, recursive_bisection
+from partkit.multilevel.recursive import check_refine, make_bisector, prefix_split, recursive_bisection
 
 
 def partition(graph, k, *, imbalance=0.03, seed=0, refine=None):

@@ -3,7 +3,7 @@
 Every bisection starts from an initial split (breadth-first growing by
 default, or random as in the original method; see
 :func:`partkit.methods.fm.initial_bisection`) and is
-improved by KL pair-swap passes (:func:`partkit.native.kl.kl_refine`).
+improved by KL pair-swap passes (:func:`partkit.methods.kernels.kl.kl_refine`).
 A KL pass costs O(n^2) (n/2 swaps, each an O(n) search for the best pair),
 so graphs above ``max_vertices`` vertices are refused with a message
 pointing to ``fm``. Swaps cannot repair an unbalanced start, so a start
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from partkit.errors import InputError
 from partkit.methods.fm import INITS, initial_bisection
-from partkit.methods.recursive import (
+from partkit.multilevel.recursive import (
     bisection_bounds, check_refine, fm_refine_bisection, recursive_bisection)
-from partkit.native.fm import overweight, side_weights
-from partkit.native.kl import kl_refine
+from partkit.multilevel.kernels.initial_fm import overweight, side_weights
+from partkit.methods.kernels.kl import kl_refine
 
 #: Default size limit (a pass on 4elt, 15,606 vertices, takes about 0.1 s; the cost grows as n^2).
 MAX_VERTICES = 20_000

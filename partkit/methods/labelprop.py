@@ -3,7 +3,7 @@
 The k labels start as regions grown breadth-first from k random seed
 vertices at the same time, each stopping at the balance bound (vertices
 left over start new regions of the lightest label), then ``rounds`` rounds alternate two objectives with the sweeps of
-:func:`partkit.native.labelprop.lp_sweep`:
+:func:`partkit.methods.kernels.labelprop.lp_sweep`:
 
 * balance: each vertex joins the neighbouring label that maximises its
   connection times ``max(B / size - 1, 0)`` (``B`` the bound on a part),
@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from partkit.errors import InputError
+from partkit._random import derive, permutation
 from partkit.metrics import edge_cut, max_part_weights
-from partkit.native.labelprop import grow_regions, label_sizes, lp_sweep
+from partkit.methods.kernels.labelprop import grow_regions, label_sizes, lp_sweep
 
 
 def partition(graph, k, *, imbalance=0.03, seed=0, nstarts=4, rounds=3, balance_sweeps=2, cut_sweeps=6):
@@ -52,11 +53,10 @@ def partition(graph, k, *, imbalance=0.03, seed=0, nstarts=4, rounds=3, balance_
     """
     if int(nstarts) < 1:
         raise InputError("labelprop: nstarts must be at least 1")
-    rng = np.random.default_rng(seed)
     bound = max_part_weights(graph, k, imbalance)
     best, best_key = None, None
-    for _ in range(int(nstarts)):
-        labels, sizes = propagate(graph, k, bound, int(rng.integers(2**31 - 1)), int(rounds),
+    for start in range(int(nstarts)):
+        labels, sizes = propagate(graph, k, bound, derive(seed, "labelprop", start), int(rounds),
                                   int(balance_sweeps), int(cut_sweeps))
         key = (int(np.maximum(sizes - bound, 0).sum()), edge_cut(graph, labels))
         if best_key is None or key < best_key:
@@ -64,24 +64,23 @@ def partition(graph, k, *, imbalance=0.03, seed=0, nstarts=4, rounds=3, balance_
     return best
 
 
-def propagate(graph, k, bound, seed, rounds, balance_sweeps, cut_sweeps):
-    """One label propagation run from grown regions; returns ``(labels, sizes)``."""
-    rng = np.random.default_rng(seed)
-    labels = initial_regions(graph, k, bound[0], int(rng.integers(2**31 - 1)))
+def propagate(graph, k, bound, key, rounds, balance_sweeps, cut_sweeps):
+    """One label propagation run from grown regions (random stream ``key``); returns ``(labels, sizes)``."""
+    labels = initial_regions(graph, k, bound[0, 0], derive(key, "regions"))
     sizes = label_sizes(graph.vwgt, labels, k)
-    target = float(bound[0])
-    for _ in range(rounds):
+    target = float(bound[0, 0])
+    for r in range(rounds):
         for balance, sweeps in ((True, balance_sweeps), (False, cut_sweeps)):
-            for _ in range(sweeps):
-                order = rng.permutation(graph.n).astype(np.int64)
-                moved = lp_sweep(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, labels, sizes, bound,
-                                 order, balance, target, int(rng.integers(2**31 - 1)))
+            for sweep in range(sweeps):
+                sweep_key = derive(key, r, int(balance), sweep)
+                moved = lp_sweep(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, labels, sizes, bound[0],
+                                 permutation(graph.n, sweep_key), balance, target, sweep_key)
                 if moved == 0 and not balance:
                     break
     return labels, sizes
 
 
-def initial_regions(graph, k, cap, seed):
+def initial_regions(graph, k, cap, key):
     """k regions of weight at most ``cap`` grown breadth-first from k random seed vertices at once."""
-    seeds = np.random.default_rng(seed).choice(graph.n, size=k, replace=False).astype(np.int64)
+    seeds = permutation(graph.n, key)[:k].copy()
     return grow_regions(graph.xadj, graph.adjncy, graph.vwgt, seeds, int(cap))

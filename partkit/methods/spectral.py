@@ -7,7 +7,7 @@ the weighted graph Laplacian ``L = D - A``. Two solvers:
   shift-invert mode around a small negative shift, so ``L - sigma I`` is
   positive definite and factorisable; used up to ``ML_THRESHOLD`` vertices;
 * multilevel: coarsen by size-constrained label propagation clustering
-  (:mod:`partkit.native.labelprop`), contract ``A_c = P^T A P``, solve the
+  (:mod:`partkit.methods.kernels.labelprop`), contract ``A_c = P^T A P``, solve the
   coarsest generalised problem ``L_c x = lambda M_c x`` (``M_c`` = number of
   fine vertices per coarse vertex, so that it is the Galerkin projection of
   the fine problem), interpolate ``x = P x_c`` level by level and refine on
@@ -33,8 +33,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import eigsh, minres
 
-from partkit.methods.recursive import check_refine, make_bisector, prefix_split, recursive_bisection
-from partkit.native.labelprop import label_sizes, lp_sweep
+from partkit._random import derive, permutation
+from partkit.multilevel.recursive import check_refine, make_bisector, prefix_split, recursive_bisection
+from partkit.methods.kernels.labelprop import label_sizes, lp_sweep
 
 #: Graphs with more vertices use the multilevel solver when ``multilevel`` is None.
 ML_THRESHOLD = 50_000
@@ -101,7 +102,6 @@ def fiedler_vector(graph, seed=0, multilevel=None):
 def _lanczos_fiedler(lap, mass, seed):
     """Second eigenvector of ``lap x = lambda diag(mass) x`` by shift-invert Lanczos."""
     n = lap.shape[0]
-    rng = np.random.default_rng(seed)
     if n <= 200:
         _, vecs = scipy.linalg.eigh(lap.toarray(), np.diag(mass), subset_by_index=[0, 1])
         return vecs[:, 1]
@@ -109,7 +109,7 @@ def _lanczos_fiedler(lap, mass, seed):
     m = None if np.all(mass == 1) else sp.diags(mass).tocsc()
     # three vectors: the Fiedler value is often (nearly) double on square-ish domains
     vals, vecs = eigsh(lap.tocsc(), k=3, M=m, sigma=-1e-3 * scale, which="LM",
-                       v0=rng.standard_normal(n), tol=1e-6)
+                       v0=np.random.default_rng(derive(seed, "lanczos")).standard_normal(n), tol=1e-6)
     return vecs[:, np.argsort(vals)[1]]
 
 
@@ -119,11 +119,10 @@ def _rayleigh(lap, mass, x):
 
 def _multilevel_fiedler(a, seed):
     """Fiedler vector by coarsening, a coarse solve, interpolation and RQI refinement."""
-    rng = np.random.default_rng(seed)
     counts = np.ones(a.shape[0], dtype=np.int64)
     levels = []  # (adjacency, counts, prolongation to this level from the next)
     while a.shape[0] > COARSEST:
-        labels = _cluster(a, counts, int(rng.integers(2**31 - 1)))
+        labels = _cluster(a, counts, derive(seed, "cluster", len(levels)))
         nc = int(labels.max()) + 1
         if nc > 0.9 * a.shape[0]:
             break
@@ -133,7 +132,7 @@ def _multilevel_fiedler(a, seed):
         ac.setdiag(0)
         ac.eliminate_zeros()
         a, counts = ac, np.bincount(labels, weights=counts).astype(np.int64)
-    x = _lanczos_fiedler(laplacian(a), counts.astype(np.float64), int(rng.integers(2**31 - 1)))
+    x = _lanczos_fiedler(laplacian(a), counts.astype(np.float64), derive(seed, "coarse"))
     for fine_a, fine_counts, p in reversed(levels):
         x = _rqi(laplacian(fine_a), fine_counts.astype(np.float64), p @ x)
     return x
@@ -149,11 +148,9 @@ def _cluster(a, counts, seed):
     labels = np.arange(n, dtype=np.int64)
     sizes = label_sizes(vw, labels, n)
     maxsize = np.array([max(int(vw.max()), int(np.ceil(4.0 * vw.sum() / n)))], dtype=np.int64)
-    rng = np.random.default_rng(seed)
-    for _ in range(3):
-        order = rng.permutation(n).astype(np.int64)
-        if lp_sweep(xadj, adjncy, adjwgt, vw, labels, sizes, maxsize, order, False, 0.0,
-                    int(rng.integers(2**31 - 1))) == 0:
+    for sweep in range(3):
+        key = derive(seed, sweep)
+        if lp_sweep(xadj, adjncy, adjwgt, vw, labels, sizes, maxsize, permutation(n, key), False, 0.0, key) == 0:
             break
     _, labels = np.unique(labels, return_inverse=True)
     return labels.astype(np.int64)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from partkit.multilevel.kernels.refinement_moves import fits_in
+
 
 @njit(cache=True)
 def _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched):
@@ -47,17 +49,9 @@ def _gain(v, a, b, conn, home, vsize, itr):
 
 
 @njit(cache=True)
-def _fits(b, v, vwgt, pw, bound):
-    for c in range(vwgt.shape[1]):
-        if pw[b, c] + vwgt[v, c] > bound[c]:
-            return False
-    return True
-
-
-@njit(cache=True)
 def _overweight(a, pw, bound):
     for c in range(pw.shape[1]):
-        if pw[a, c] > bound[c]:
+        if pw[a, c] > bound[a, c]:
             return True
     return False
 
@@ -200,15 +194,16 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
 
 @njit(cache=True)
 def _overload_change(v, a, b, vwgt, pw, bound):
-    """Change of the total relative overload ``sum_c max(0, pw - bound_c) / bound_c`` of ``a`` and ``b``."""
+    """Change of the total relative overload ``sum_c max(0, pw[p, c] - bound[p, c]) / bound[p, c]`` of parts ``a`` and ``b``."""
     delta = 0.0
     for c in range(vwgt.shape[1]):
         w = vwgt[v, c]
-        if w == 0 or bound[c] <= 0:
+        if w == 0:
             continue
-        before = max(0, pw[a, c] - bound[c]) + max(0, pw[b, c] - bound[c])
-        after = max(0, pw[a, c] - w - bound[c]) + max(0, pw[b, c] + w - bound[c])
-        delta += (after - before) / bound[c]
+        if bound[a, c] > 0:
+            delta += (max(0, pw[a, c] - w - bound[a, c]) - max(0, pw[a, c] - bound[a, c])) / bound[a, c]
+        if bound[b, c] > 0:
+            delta += (max(0, pw[b, c] + w - bound[b, c]) - max(0, pw[b, c] - bound[b, c])) / bound[b, c]
     return delta
 
 
@@ -257,7 +252,7 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
             if not far:
                 for i in range(count):
                     b = touched[i]
-                    if (b != a and _fits(b, v, vwgt, pw, bound)
+                    if (b != a and fits_in(vwgt, pw, bound, v, b)
                             and _overload_change(v, a, b, vwgt, pw, bound) < 0):
                         g = _gain(v, a, b, conn, home, vsize, itr)
                         if g > best_g:
@@ -291,7 +286,7 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
                 continue
             if _overload_change(v, a, b, vwgt, pw, bound) >= 0:
                 continue
-            if not far and not _fits(b, v, vwgt, pw, bound):
+            if not far and not fits_in(vwgt, pw, bound, v, b):
                 continue
             _move(v, a, b, vwgt, pw, part)
             moves += 1
@@ -312,7 +307,7 @@ def _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, bound
     best_g = 0.0
     for i in range(count):
         b = touched[i]
-        if b == a or not _fits(b, v, vwgt, pw, bound):
+        if b == a or not fits_in(vwgt, pw, bound, v, b):
             continue
         g = _gain(v, a, b, conn, home, vsize, itr)
         if best_b < 0 or g > best_g:
@@ -372,7 +367,7 @@ def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, i
             if locked[v] or st != stamp[v]:
                 continue
             a = part[v]
-            if not _fits(b, v, vwgt, pw, bound):
+            if not fits_in(vwgt, pw, bound, v, b):
                 # the target filled up since this entry was made: re-score
                 stamp[v] += 1
                 b, g = _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw,

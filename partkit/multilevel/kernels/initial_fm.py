@@ -3,7 +3,7 @@
 :func:`fm_bisection` improves a bisection (a 0/1 ``part`` array) in place.
 Each pass moves single vertices, each at most once, always taking a vertex
 of highest gain from the bucket queue of one side (see
-:mod:`partkit.native.bucket_queue`); afterwards the pass is rolled back to
+:mod:`partkit.multilevel.kernels.bucket_queue`); afterwards the pass is rolled back to
 its best prefix. "Best" is lexicographic: the least total overweight (sum
 over sides and constraints of the weight above ``maxw``), then the lowest
 cut, then the smaller relative difference of the two sides on the first
@@ -26,9 +26,9 @@ neighbours in O(1) per edge.
 import numpy as np
 from numba import njit
 
-from partkit.native.bucket_queue import (
+from partkit._random import fill_permutation, subkey
+from partkit.multilevel.kernels.bucket_queue import (
     _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
-from partkit.native.random_permutation import STATE_SIZE, fill_permutation, seed_state
 
 
 @njit(cache=True)
@@ -92,7 +92,7 @@ def overweight(pw, maxw):
 
 
 @njit(cache=True)
-def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
+def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
     """FM refinement of a bisection with a bound on fruitless moves per pass.
 
     Parameters
@@ -110,8 +110,9 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
     max_bad : int
         A pass stops after this many consecutive moves that do not improve
         its best state.
-    seed : int
-        Seeds the order in which equal-gain vertices are queued.
+    key : int
+        Random stream (:mod:`partkit._random`) of the order in which
+        equal-gain vertices are queued; pass ``p`` uses its sub-stream ``p``.
 
     Returns
     -------
@@ -128,18 +129,17 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed):
     locked = np.zeros(n, dtype=np.bool_)
     moves = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    mt = np.empty(STATE_SIZE, dtype=np.uint64)
-    return _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
-                      ed, idg, locked, moves, order, mt, head, top, nxt, prv, where, bucket)
+    return _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key,
+                      ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
 
 
 @njit(cache=True)
-def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
-               ed, idg, locked, moves, order, mt, head, top, nxt, prv, where, bucket):
+def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key,
+               ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket):
     """The passes of :func:`fm_refine` on caller-provided work arrays (length ``n``
     and bucket queues for 2 sides); returns the cut.
 
-    The bucket-queue operations (:mod:`partkit.native.bucket_queue`), the
+    The bucket-queue operations (:mod:`partkit.multilevel.kernels.bucket_queue`), the
     balance helpers and the move are written out inline: as separate
     functions, the reference counting of their array arguments cost more
     than the moves themselves.
@@ -147,9 +147,8 @@ def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
     n = xadj.size - 1
     ncon = vwgt.shape[1]
     cap = (head.shape[1] - 1) // 2
-    seed_state(mt, seed)
     cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
-    for _ in range(npasses):
+    for npass in range(npasses):
         pw = side_weights(vwgt, part)
         ow0 = 0
         ow1 = 0
@@ -162,7 +161,7 @@ def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
         head[:, :] = -1
         top[:] = -1
         where[:] = -1
-        fill_permutation(order, mt)
+        fill_permutation(order, subkey(key, npass))
         for i in range(n):
             v = order[i]
             if repair or ed[v] > 0:
@@ -353,7 +352,7 @@ def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, seed,
 
 
 @njit(cache=True)
-def fm_bisection(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, seed):
+def fm_bisection(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, key):
     """Refine the bisection ``part`` in place with 2-way FM; return its edge cut.
 
     Passes stop early after ``max(100, n // 20)`` consecutive moves that do
@@ -361,32 +360,32 @@ def fm_bisection(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, seed):
     and the move rules.
     """
     n = xadj.size - 1
-    return fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max(100, n // 20), seed)
+    return fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max(100, n // 20), key)
 
 
 @njit(cache=True)
-def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
+def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, key):
     """Grow side 0 from ``start`` until it holds ``target0`` weight (first constraint).
 
     With ``greedy`` false the region grows in breadth-first order; with
     ``greedy`` true it always adds the frontier vertex whose move to side 0
     reduces the cut the most (greedy graph growing, using a gain bucket
     queue). When the frontier runs dry before the target is reached (a
-    disconnected graph), growth restarts from a random vertex of side 1.
+    disconnected graph), growth restarts from a random vertex of side 1
+    (in the order of the permutation drawn from stream ``key``).
     The last vertex is taken only if that brings side 0 closer to the
     target. Returns the 0/1 ``part`` array.
     """
     n = xadj.size - 1
     part = np.ones(n, dtype=np.int64)
     if not greedy:
-        _grow_bfs(xadj, adjncy, vwgt, start, target0, seed, part, np.empty(n, dtype=np.int64),
-                  np.empty(STATE_SIZE, dtype=np.uint64), np.empty(n, dtype=np.int64),
-                  np.zeros(n, dtype=np.bool_))
+        _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, np.empty(n, dtype=np.int64),
+                  np.empty(n, dtype=np.int64), np.zeros(n, dtype=np.bool_))
         return part
     if n == 0 or target0 <= 0:
         return part
-    np.random.seed(seed)
-    order = np.random.permutation(n)
+    order = np.empty(n, dtype=np.int64)
+    fill_permutation(order, key)
     next_root = 0
     cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
     head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 1, cap)
@@ -427,13 +426,12 @@ def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, seed):
 
 
 @njit(cache=True)
-def _grow_bfs(xadj, adjncy, vwgt, start, target0, seed, part, order, mt, fifo, seen):
+def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
     """Breadth-first growth of :func:`grow_bisection` (``greedy`` false) into work arrays.
 
     Fills ``part`` with the 0/1 bisection; ``order``, ``fifo`` and ``seen``
-    are scratch of length n and ``mt`` a generator state. The random restart order is only drawn when the
-    frontier runs dry (a disconnected graph): it is the first thing drawn
-    after seeding, so drawing it late gives the same order.
+    are scratch of length n. The random restart order (stream ``key``) is
+    only drawn when the frontier runs dry (a disconnected graph).
     """
     n = xadj.size - 1
     part[:] = 1
@@ -449,8 +447,7 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, seed, part, order, mt, fifo, s
     while True:
         if v == -1:
             if not have_order:
-                seed_state(mt, seed)
-                fill_permutation(order, mt)
+                fill_permutation(order, key)
                 have_order = True
             while next_root < n and part[order[next_root]] == 0:
                 next_root += 1
@@ -479,12 +476,12 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, seed, part, order, mt, fifo, s
 
 
 @njit(cache=True)
-def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, grow_seeds, fm_seeds, npasses, max_bad):
+def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad):
     """Best of several breadth-first grown bisections, each refined by 2-way FM.
 
     Try ``t`` grows side 0 from ``starts[t]`` to ``target0`` weight (as
-    ``grow_bisection(..., starts[t], target0, False, grow_seeds[t])``), then
-    refines it with ``fm_refine(..., maxw, npasses, max_bad, fm_seeds[t])``.
+    ``grow_bisection(..., starts[t], target0, False, subkey(key, t))``), then
+    refines it with ``fm_refine(..., maxw, npasses, max_bad, subkey(key, t))``.
     The result is the first try with the least overweight, then the lowest
     cut. All tries share one set of work arrays.
 
@@ -505,15 +502,15 @@ def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, grow
     locked = np.zeros(n, dtype=np.bool_)
     moves = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    mt = np.empty(STATE_SIZE, dtype=np.uint64)
     fifo = np.empty(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.bool_)
     best_ow = 0
     best_cut = 0
     for t in range(starts.size):
-        _grow_bfs(xadj, adjncy, vwgt, starts[t], target0, grow_seeds[t], part, order, mt, fifo, seen)
-        cut = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, fm_seeds[t],
-                         ed, idg, locked, moves, order, mt, head, top, nxt, prv, where, bucket)
+        tkey = subkey(key, t)
+        _grow_bfs(xadj, adjncy, vwgt, starts[t], target0, tkey, part, order, fifo, seen)
+        cut = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, tkey,
+                         ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
         ow = overweight(side_weights(vwgt, part), maxw)
         if t == 0 or ow < best_ow or (ow == best_ow and cut < best_cut):
             best_ow = ow

@@ -10,12 +10,12 @@ vertex moves at most once per pass; passes repeat while they improve.
 import numpy as np
 from numba import njit
 
-from partkit.native.kway_heap import heap_clear, heap_push, heap_remove
-from partkit.native.kway_refine import best_move, boundary_vertices, move_vertex
+from partkit.multilevel.kernels.heap import heap_clear, heap_push, heap_remove
+from partkit.multilevel.kernels.refinement_moves import best_move, boundary_vertices, move_vertex
 
 
 @njit(cache=True)
-def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad_moves):
+def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad_moves, rerate_limit):
     """Refine ``part`` in place by k-way FM passes; returns the total cut reduction.
 
     Parameters
@@ -37,6 +37,11 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
         Maximum number of passes.
     max_bad_moves : int
         A pass stops after this many moves without a new best cut.
+    rerate_limit : int
+        A neighbour of a moved vertex is re-rated at once only if it has at
+        most this many edges; a hub keeps its (stale) queue key and is
+        re-rated when it reaches the top of the queue. This keeps the cost
+        of a move at O(deg) on power-law graphs instead of O(deg * max deg).
     """
     n = xadj.size - 1
     k = pw.shape[0]
@@ -89,7 +94,7 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
                     break
             for e in range(xadj[v], xadj[v + 1]):
                 u = adjncy[e]
-                if locked[u]:
+                if locked[u] or (xadj[u + 1] - xadj[u] > rerate_limit and pos[u] >= 0):
                     continue
                 t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
                 if t2 >= 0:

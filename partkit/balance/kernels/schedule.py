@@ -12,8 +12,8 @@ times slower than nominal, and it is frozen (makes no progress) during
 integer ``j`` when ``period > 0``. :func:`advance` turns a nominal duration
 into a finishing time under that model.
 
-Random choices use a xorshift64* generator whose state is a one-element
-uint64 array seeded by the caller (from ``numpy.random.default_rng``).
+Random choices are draws of a counter-based stream (:mod:`partkit._random`)
+passed as ``stream = [key, counter]``, derived by the caller from the user's seed.
 """
 
 from __future__ import annotations
@@ -21,18 +21,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from partkit._random import below
+
 
 # ------------------------------------------------------------------ helpers
 @njit(cache=True)
-def rand_below(state, m):
-    """A pseudo-random integer in ``[0, m)`` (xorshift64*); advances ``state``."""
-    x = state[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    state[0] = x
-    y = x * np.uint64(2685821657736338717)
-    return np.int64((y >> np.uint64(11)) % np.uint64(m))
+def rand_below(stream, m):
+    """The next integer in ``[0, m)`` of ``stream = [key, counter]`` (int64); advances the counter."""
+    r = below(stream[0], stream[1], m)
+    stream[1] += 1
+    return r
 
 
 @njit(cache=True)
@@ -179,7 +177,7 @@ def simulate_central(costs, p, policy, chunk, overhead, serialize, slow, phase, 
 
 @njit(cache=True)
 def simulate_stealing(costs, p, steal_half, root_only, overhead, latency, slow, phase, period,
-                      freeze, state):
+                      freeze, stream):
     """Randomized work stealing over independent tasks.
 
     Each worker's deque holds a contiguous range ``[lo, hi)`` of task ids:
@@ -240,7 +238,7 @@ def simulate_stealing(costs, p, steal_half, root_only, overhead, latency, slow, 
             finish[w] = t2
             size = heap_push(ht, hw, size, t2, w)
         elif queued > 0:
-            other = rand_below(state, p - 1)
+            other = rand_below(stream, p - 1)
             victim[w] = other + 1 if other >= w else other
             attempts[w] += 1
             t1 = advance(t, latency, slow[w], phase[w], period, freeze)
@@ -335,7 +333,7 @@ def _push_bottom(top, bottom, nxt, prv, count, w, u):
 
 @njit(cache=True)
 def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, period, freeze,
-                          state):
+                          stream):
     """Randomized work stealing on a task DAG.
 
     Every worker owns a deque (a doubly linked list over task ids). When a
@@ -421,7 +419,7 @@ def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, p
             pops[w] += 1
             size = heap_push(ht, hw, size, t2, w)
         elif p > 1:
-            other = rand_below(state, p - 1)
+            other = rand_below(stream, p - 1)
             victim[w] = other + 1 if other >= w else other
             attempts[w] += 1
             t1 = advance(t, latency, slow[w], phase[w], period, freeze)

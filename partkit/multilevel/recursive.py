@@ -28,9 +28,10 @@ import numpy as np
 
 from partkit.errors import InputError
 from partkit.graph import Graph
-from partkit.metrics import edge_cut, max_part_weights
-from partkit.native.fm import fm_refine
-from partkit.native.subgraph import split_sides
+from partkit._random import derive
+from partkit.metrics import edge_cut, max_part_weights, weight_bounds
+from partkit.multilevel.kernels.initial_fm import fm_refine
+from partkit.multilevel.kernels.initial_split import split_sides
 
 #: Default number of FM passes when refining a bisection.
 FM_PASSES = 10
@@ -39,14 +40,10 @@ FM_PASSES = 10
 def bisection_bounds(total, fraction0, imbalance):
     """Maximum weight of each side of a bisection, shape ``(2, ncon)``.
 
-    Side 0 targets ``fraction0 * total`` and side 1 the rest; each may exceed
-    its target by the factor ``1 + imbalance`` (rounded down, but never below
-    the rounded-up target so that an exact split stays feasible).
+    Side 0 targets ``fraction0 * total`` and side 1 the rest (see
+    :func:`partkit.metrics.weight_bounds`).
     """
-    total = np.asarray(total, dtype=np.float64).reshape(-1)
-    target = np.stack([fraction0 * total, (1.0 - fraction0) * total])
-    bound = np.floor((1.0 + imbalance) * target + 1e-9)
-    return np.maximum(bound, np.ceil(target - 1e-9)).astype(np.int64)
+    return weight_bounds(total, (fraction0, 1.0 - fraction0), imbalance)
 
 
 def fm_refine_bisection(graph, part, fraction0, imbalance, seed, *, npasses=FM_PASSES, max_bad=None):
@@ -130,7 +127,9 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
     imbalance : float
         Allowed imbalance of the final k-way partition.
     seed : int
-        Seeds every bisection (each gets its own derived seed).
+        Seeds every bisection: the split of the sub-problem holding parts
+        ``offset .. offset + kk - 1`` gets the stream ``derive(seed, offset, kk)``
+        (:mod:`partkit._random`), whatever order the sub-problems run in.
 
     Returns
     -------
@@ -139,8 +138,7 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
     """
     n = graph.n
     part = np.zeros(n, dtype=np.int64)
-    bound = max_part_weights(graph, k, imbalance).astype(np.float64)
-    rng = np.random.default_rng(seed)
+    bound = max_part_weights(graph, k, imbalance)[0].astype(np.float64)
     stack = [(graph, np.arange(n, dtype=np.int64), int(k), 0)]
     while stack:
         sub, ids, kk, offset = stack.pop()
@@ -152,7 +150,7 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
             continue
         k0 = kk // 2
         eps = level_imbalance(sub.total_vertex_weight(), bound, kk)
-        side = np.asarray(bisect(sub, k0 / kk, eps, int(rng.integers(2**31 - 1))), dtype=np.int64)
+        side = np.asarray(bisect(sub, k0 / kk, eps, derive(seed, offset, kk)), dtype=np.int64)
         (on0, sub0), (on1, sub1) = split_graph(sub, side)
         stack.append((sub1, ids[on1], kk - k0, offset + k0))
         stack.append((sub0, ids[on0], k0, offset))

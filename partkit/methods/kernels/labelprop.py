@@ -13,7 +13,7 @@ constraint. It serves two callers:
   own label), used by the multilevel spectral method.
 
 Ties between equally good labels other than the current one are broken at
-random (reservoir sampling with ``np.random``, seeded by the caller); the
+random (reservoir sampling with draws of the caller's stream ``key``); the
 current label wins ties, so sweeps converge. A vertex whose label is over
 the bound leaves for the best label with room even if that loses
 connection. One sweep costs O(n + m).
@@ -22,9 +22,11 @@ connection. One sweep costs O(n + m).
 import numpy as np
 from numba import njit
 
+from partkit._random import below, subkey
+
 
 @njit(cache=True)
-def lp_sweep(xadj, adjncy, adjwgt, vwgt, labels, sizes, maxsize, order, balance, target, seed):
+def lp_sweep(xadj, adjncy, adjwgt, vwgt, labels, sizes, maxsize, order, balance, target, key):
     """Run one label propagation sweep; update ``labels`` and ``sizes`` in place.
 
     Parameters
@@ -47,15 +49,15 @@ def lp_sweep(xadj, adjncy, adjwgt, vwgt, labels, sizes, maxsize, order, balance,
         only strict improvements are taken.
     target : float
         The label weight the balance objective aims at (first constraint).
-    seed : int
-        Seeds the random tie breaking.
+    key : int
+        Random stream (:mod:`partkit._random`) of the tie breaking; vertex
+        ``v`` draws from its sub-stream ``v``, whatever the visiting order.
 
     Returns
     -------
     int
         Number of vertices that changed label.
     """
-    np.random.seed(seed)
     nlabels, ncon = sizes.shape
     conn = np.zeros(nlabels, dtype=np.int64)
     mark = np.full(nlabels, -1, dtype=np.int64)
@@ -105,7 +107,7 @@ def lp_sweep(xadj, adjncy, adjwgt, vwgt, labels, sizes, maxsize, order, balance,
                 ties = 1
             elif score == best_score and best != lv:
                 ties += 1
-                if np.random.randint(ties) == 0:
+                if below(subkey(key, v), ties, ties) == 0:
                     best = lab
         if best != -1 and best != lv:
             labels[v] = best

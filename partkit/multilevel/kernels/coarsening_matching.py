@@ -124,14 +124,37 @@ def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
 
 
 @njit(cache=True)
-def matching_to_cmap(match):
-    """Number the pairs of a matching: ``(cmap, nc)`` with ``cmap[v]`` in ``[0, nc)``."""
-    n = match.size
-    cmap = np.full(n, -1, dtype=np.int64)
-    nc = 0
-    for v in range(n):
-        if cmap[v] == -1:
-            cmap[v] = nc
-            cmap[match[v]] = nc
-            nc += 1
-    return cmap, nc
+def group_isolated(xadj, vwgt, maxvw, order, group, labels):
+    """Put isolated vertices together in clusters of weight at most ``maxvw``.
+
+    Neither matching nor label propagation can merge a vertex without
+    neighbours, so a graph with many isolated vertices would stop
+    coarsening; as METIS does, they are merged with each other (in visiting
+    ``order``, within their group). ``labels`` (a cluster representative
+    per vertex, a vertex id) is updated in place; returns the number of
+    vertices merged.
+    """
+    n = xadj.size - 1
+    ncon = vwgt.shape[1]
+    open_label = -1
+    open_weight = np.zeros(ncon, dtype=np.int64)
+    merged = 0
+    for idx in range(n):
+        v = order[idx]
+        if xadj[v + 1] > xadj[v]:
+            continue
+        fits = open_label >= 0 and group[open_label] == group[v]
+        for c in range(ncon):
+            if fits and open_weight[c] + vwgt[v, c] > maxvw[c]:
+                fits = False
+        if fits:
+            labels[v] = open_label
+            for c in range(ncon):
+                open_weight[c] += vwgt[v, c]
+            merged += 1
+        else:
+            open_label = v
+            labels[v] = v
+            for c in range(ncon):
+                open_weight[c] = vwgt[v, c]
+    return merged

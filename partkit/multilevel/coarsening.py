@@ -1,0 +1,134 @@
+"""Coarsening: the hierarchy of ever smaller graphs.
+
+Each level maps the vertices of a graph to the vertices of the next coarser
+one (``cmap``) and contracts it (:func:`kernels.coarsening_contraction.contract`).
+The map comes from
+
+* heavy-edge matching (vertices visited in random order), with a two-hop
+  pass pairing unmatched vertices (leaves of stars) through a common
+  neighbour when many stay single; or
+* size-constrained label-propagation clustering, when matching shrinks the
+  graph too little or the degrees are skewed (``algorithm="auto"`` on a
+  power-law graph), or when asked for;
+
+and in both cases isolated vertices are merged with each other, as METIS does.
+
+Coarsening stops at ``coarsest_size`` vertices or when a level shrinks the
+graph by less than ``1 - stall_ratio``. Vertex weights of a coarse vertex
+are capped at ``1.5 * total / coarsest_size`` so that the coarsest graph
+can still be balanced.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from partkit._random import derive, permutation
+from partkit.graph import Graph
+from partkit.multilevel.kernels.coarsening_clustering import label_propagation_clustering
+from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
+from partkit.multilevel.kernels.coarsening_matching import group_isolated, heavy_edge_matching, two_hop_matching
+
+
+class Hierarchy:
+    """The levels of a coarsening: ``levels[i] = (graph_i, cmap_i)`` and the coarsest graph.
+
+    ``cmap_i`` maps the vertices of ``graph_i`` to those of ``graph_{i+1}``
+    (the last one to :attr:`coarsest`).
+    """
+
+    def __init__(self, levels, coarsest):
+        self.levels = levels
+        self.coarsest = coarsest
+
+    def __len__(self):
+        return len(self.levels)
+
+    def to_coarsest(self):
+        """Map from the finest vertices to the coarsest vertices."""
+        cmap = self.levels[0][1]
+        for _, next_map in self.levels[1:]:
+            cmap = next_map[cmap]
+        return cmap
+
+
+def uses_clustering(graph, ctx):
+    """Whether ``ctx.algorithm`` means label-propagation clustering on ``graph``."""
+    if ctx.algorithm != "auto":
+        return ctx.algorithm == "clustering"
+    if graph.n <= 1000 or graph.m == 0:
+        return False
+    degrees = np.diff(graph.xadj)
+    return float(degrees.max()) > ctx.skew * float(degrees.mean())
+
+
+def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
+    """Build the coarsening hierarchy of ``graph``.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    ctx : partkit.multilevel.context.CoarseningContext
+    coarsest_size : int
+        Stop once the graph has at most this many vertices.
+    key : int
+        Random stream (:mod:`partkit._random`); level ``i`` uses ``derive(key, i)``.
+    group : int64 array, optional
+        Only vertices of the same group are merged (a V-cycle passes the
+        current partition).
+    say : callable, optional
+        Progress messages.
+
+    Returns
+    -------
+    Hierarchy
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> from partkit.multilevel.context import CoarseningContext
+    >>> h = coarsen(grid2d(40, 40), CoarseningContext(), 100, key=0)
+    >>> h.coarsest.n <= 100 < 1600, int(h.coarsest.total_vertex_weight()[0])
+    (True, 1600)
+    """
+    total = graph.total_vertex_weight()
+    maxvw = np.maximum(np.ceil(1.5 * total / max(coarsest_size, 1)), 1).astype(np.int64)
+    group = np.zeros(graph.n, dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
+    clustering = uses_clustering(graph, ctx)
+    levels = []
+    g = graph
+    while g.n > coarsest_size:
+        cmap, nc = coarse_map(g, maxvw, group, ctx, clustering, derive(key, len(levels)))
+        if nc > ctx.stall_ratio * g.n:
+            break
+        cxadj, cadjncy, cadjwgt, cvwgt = contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
+        coarse = Graph(cxadj, cadjncy, cvwgt, cadjwgt, name=graph.name, validate=False)
+        coarse_group = np.empty(nc, dtype=np.int64)
+        coarse_group[cmap] = group
+        levels.append((g, cmap))
+        g, group = coarse, coarse_group
+        if say is not None:
+            say(f"coarsening level {len(levels)}: {g.n} vertices")
+    return Hierarchy(levels, g)
+
+
+def coarse_map(g, maxvw, group, ctx, clustering, key):
+    """One coarsening step: ``(cmap, nc)``."""
+    order = permutation(g.n, key)
+    if not clustering:
+        match = heavy_edge_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group)
+        single = int(np.count_nonzero(match == np.arange(g.n)))
+        if single > ctx.two_hop_share * g.n:
+            two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, match)
+        cmap, nc = _compact(g, np.minimum(match, np.arange(g.n)), maxvw, order, group)
+        if nc <= ctx.cluster_fallback * g.n:
+            return cmap, nc
+    labels = label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group,
+                                          ctx.cluster_rounds)
+    return _compact(g, labels, maxvw, order, group)
+
+
+def _compact(g, labels, maxvw, order, group):
+    """Merge the isolated vertices, then number the clusters ``0..nc-1``."""
+    group_isolated(g.xadj, g.vwgt, maxvw, order, group, labels)
+    return compact_labels(labels)

@@ -1,0 +1,213 @@
+"""The parameters of the multilevel engine: one frozen context per stage, presets as data.
+
+A :class:`Context` holds a :class:`CoarseningContext`, an
+:class:`InitialContext` and a :class:`RefinementContext`, plus the number of
+independent runs and V-cycles. The presets are the default context with a
+few overrides (:data:`PRESET_OVERRIDES`), so the difference between two
+presets reads off one table; :func:`preset` builds them.
+
+Examples
+--------
+>>> from partkit.multilevel.context import preset
+>>> ctx = preset("fast")
+>>> ctx.refinement.algorithms
+('balance', 'lp', 'fm')
+>>> ctx.coarsening.coarse_per_part, preset("default").coarsening.coarse_per_part
+(20, 160)
+>>> preset("strong", coarsening="clustering").coarsening.algorithm
+'clustering'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from partkit.errors import InputError
+
+#: Coarsening algorithms: heavy-edge matching (with two-hop and clustering
+#: fallbacks when it stalls), size-constrained label-propagation clustering,
+#: or ``auto``: clustering when the degrees are skewed (power-law graphs).
+COARSENINGS = ("auto", "matching", "clustering")
+
+#: Refinement algorithms, applied in the order a context lists them.
+REFINEMENTS = ("balance", "lp", "fm")
+
+
+@dataclass(frozen=True)
+class CoarseningContext:
+    """How the hierarchy is built.
+
+    Attributes
+    ----------
+    algorithm : {"auto", "matching", "clustering"}
+    coarse_per_part : int
+        Coarsening stops at about this many vertices per part.
+    stall_ratio : float
+        A level must shrink the graph to at most this fraction, else coarsening stops.
+    two_hop_share : float
+        Two-hop matching runs when more than this share of the vertices stay unmatched.
+    cluster_fallback : float
+        Clustering replaces a matching that shrinks the graph to more than this fraction.
+    cluster_rounds : int
+        Label-propagation sweeps of one clustering step.
+    skew : float
+        ``auto`` picks clustering when the maximum degree exceeds ``skew``
+        times the average degree (and the graph has over 1000 vertices).
+    """
+
+    algorithm: str = "auto"
+    coarse_per_part: int = 160
+    stall_ratio: float = 0.95
+    two_hop_share: float = 0.25
+    cluster_fallback: float = 0.9
+    cluster_rounds: int = 3
+    skew: float = 20.0
+
+
+@dataclass(frozen=True)
+class InitialContext:
+    """How the coarsest graph is partitioned (recursive multilevel bisection).
+
+    Attributes
+    ----------
+    runs : int
+        Recursive bisections of the coarsest graph, the best is kept (half as many for k > 16).
+    tries : int
+        Grown starts of the first bisection; later ones get a share by weight.
+    min_tries : int
+        Fewest grown starts of a bisection deep in the recursion.
+    start_fm_passes : int
+        2-way FM passes refining each grown start.
+    level_fm_passes : int
+        2-way FM passes per level on the way up a bisection's hierarchy.
+    bisection_coarsest : int
+        A bisection's own coarsening stops at this many vertices.
+    min_bad_moves : int
+        Lower bound on the fruitless FM moves of a pass.
+    imbalance_share : float
+        The initial partition may use this multiple of ε (the k-way
+        refinement restores the bound), or the relaxed bound of the
+        coarsest level if that is larger.
+    min_imbalance : float
+        ... and at least this imbalance.
+    """
+
+    runs: int = 2
+    tries: int = 20
+    min_tries: int = 8
+    start_fm_passes: int = 10
+    level_fm_passes: int = 4
+    bisection_coarsest: int = 300
+    min_bad_moves: int = 50
+    imbalance_share: float = 2.0
+    min_imbalance: float = 0.03
+
+
+@dataclass(frozen=True)
+class RefinementContext:
+    """How every level is refined on the way up.
+
+    Attributes
+    ----------
+    algorithms : tuple of {"balance", "lp", "fm"}
+        Applied in this order: ``balance`` restores the bound (moves along
+        paths of parts when no direct move fits), ``lp`` is boundary label
+        propagation, ``fm`` k-way FM with rollback.
+    lp_rounds : int
+    fm_passes : int
+    fm_max_bad : int
+    fm_bad_share : float
+        A k-way FM pass stops after ``max(50, min(fm_max_bad, fm_bad_share * n))``
+        moves without a new best cut.
+    fm_rerate_factor, fm_rerate_min : float, int
+        After a move, FM re-rates at once only the neighbours with at most
+        ``max(fm_rerate_min, fm_rerate_factor * average degree)`` edges;
+        hubs are re-rated when they reach the top of the queue.
+    balance_rounds : int
+        Rounds of the balancer before it gives up.
+    """
+
+    algorithms: tuple = ("balance", "lp", "fm")
+    lp_rounds: int = 4
+    fm_passes: int = 3
+    fm_max_bad: int = 1000
+    fm_bad_share: float = 0.1
+    fm_rerate_factor: float = 8.0
+    fm_rerate_min: int = 64
+    balance_rounds: int = 20
+
+
+@dataclass(frozen=True)
+class Context:
+    """The whole engine: one context per stage, plus repetitions."""
+
+    coarsening: CoarseningContext = field(default_factory=CoarseningContext)
+    initial: InitialContext = field(default_factory=InitialContext)
+    refinement: RefinementContext = field(default_factory=RefinementContext)
+    runs: int = 1
+    vcycles: int = 0
+
+
+#: Each preset is the default :class:`Context` with these overrides
+#: (``"stage.field"`` or a top-level field).
+PRESET_OVERRIDES = {
+    "fast": {"coarsening.coarse_per_part": 20, "initial.tries": 4, "initial.level_fm_passes": 2,
+             "initial.runs": 1, "refinement.lp_rounds": 2, "refinement.fm_passes": 1,
+             "refinement.fm_bad_share": 0.01},
+    "default": {},
+    "strong": {"initial.tries": 40, "initial.level_fm_passes": 8, "initial.runs": 4,
+               "refinement.lp_rounds": 6, "refinement.fm_passes": 8, "refinement.fm_max_bad": 100000,
+               "refinement.fm_bad_share": 0.2, "runs": 4, "vcycles": 3},
+}
+
+PRESETS = tuple(PRESET_OVERRIDES)
+
+
+def preset(name="default", **overrides):
+    """The :class:`Context` of preset ``name``, with optional further overrides.
+
+    Parameters
+    ----------
+    name : {"fast", "default", "strong"}
+    **overrides
+        ``coarsening="matching"`` sets the coarsening algorithm; any
+        ``stage__field=value`` (for example ``refinement__fm_passes=5``)
+        or top-level field (``runs=2``) overrides that parameter.
+
+    Raises
+    ------
+    InputError
+        For an unknown preset, field or coarsening algorithm.
+    """
+    if name not in PRESET_OVERRIDES:
+        raise InputError(f"multilevel: preset must be one of {', '.join(PRESETS)}, got {name!r}")
+    changes = dict(PRESET_OVERRIDES[name])
+    for key, value in overrides.items():
+        if key == "coarsening":
+            if value not in COARSENINGS:
+                raise InputError(f"multilevel: coarsening must be one of {', '.join(COARSENINGS)}, got {value!r}")
+            key = "coarsening.algorithm"
+        changes[key.replace("__", ".")] = value
+    ctx = Context()
+    for key, value in changes.items():
+        ctx = _override(ctx, key, value)
+    unknown = set(ctx.refinement.algorithms) - set(REFINEMENTS)
+    if unknown:
+        raise InputError(f"multilevel: unknown refinement {sorted(unknown)}; available: {', '.join(REFINEMENTS)}")
+    return ctx
+
+
+def _override(ctx, key, value):
+    stage, _, name = key.rpartition(".")
+    if not stage:
+        _check_field(ctx, name)
+        return replace(ctx, **{name: value})
+    _check_field(ctx, stage)
+    sub = getattr(ctx, stage)
+    _check_field(sub, name)
+    return replace(ctx, **{stage: replace(sub, **{name: value})})
+
+
+def _check_field(obj, name):
+    if name not in getattr(obj, "__dataclass_fields__", {}):
+        raise InputError(f"multilevel: unknown parameter {name!r} of {type(obj).__name__}")

@@ -1,0 +1,103 @@
+"""Initial partitioning: k parts of the coarsest graph by recursive multilevel bisection.
+
+Every bisection (:func:`multilevel_bisection`) is itself multilevel: the
+subgraph is coarsened to about ``bisection_coarsest`` vertices, split by
+the best of several breadth-first grown starts refined by 2-way FM
+(:func:`kernels.initial_fm.best_grown_bisection`), and refined by 2-way FM
+on every level back up. The first, largest splits shape the whole
+partition, so a bisection gets tries in proportion to its share of the
+weight. ``runs`` recursive bisections are made and refined k-way; the best
+(balanced first, then lowest cut) is kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from partkit._random import derive, integers
+from partkit.multilevel.coarsening import coarsen
+from partkit.multilevel.kernels.initial_fm import best_grown_bisection, fm_refine
+from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
+from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
+from partkit.multilevel.refinement import level_bounds, refine
+
+
+def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
+    """Best of ``ctx.initial.runs`` refined recursive bisections of ``coarsest``.
+
+    Parameters
+    ----------
+    coarsest : partkit.Graph
+    k : int
+    maxw : int64 array, shape (k, ncon)
+        The bound of the final partition.
+    imbalance : float
+        The ε of the final partition (the bisections may use
+        ``ctx.initial.imbalance_share`` times it).
+    ctx : partkit.multilevel.context.Context
+    key : int
+        Random stream; run ``r`` uses ``derive(key, r)``.
+    finest : bool
+        Whether ``coarsest`` is the input graph itself (no relaxed bound).
+
+    Runs are ranked balanced first, then by cut. For k > 16 half as many
+    runs are made: each costs about k bisections, and its cut varies less
+    because it adds up many independent splits.
+    """
+    init = ctx.initial
+    runs = init.runs if k <= 16 else max(1, init.runs // 2)
+    total = float(coarsest.total_vertex_weight().sum())
+    bounds = level_bounds(coarsest, maxw, finest)
+    # the bisections may use the relaxed bound of the level, and at least the share of ε
+    average = coarsest.total_vertex_weight() / k
+    eps = max(imbalance * init.imbalance_share, float(np.max(bounds[0] / np.maximum(average, 1))) - 1.0, init.min_imbalance)
+
+    def bisect(sub, fraction0, eps, bkey):
+        share = float(sub.total_vertex_weight().sum()) / total if total > 0 else 1.0
+        tries = max(init.min_tries, round(init.tries * share))
+        return multilevel_bisection(sub, fraction0, eps, bkey, ctx.coarsening, init, tries)
+
+    best, best_key = None, None
+    for run in range(runs):
+        run_key = derive(key, run)
+        part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key)
+        refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"))
+        rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)),
+                edge_cut(coarsest.xadj, coarsest.adjncy, coarsest.adjwgt, part))
+        if best_key is None or rank < best_key:
+            best, best_key = part, rank
+    return best
+
+
+def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tries):
+    """A multilevel bisection putting about ``fraction0`` of the weight on side 0.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    fraction0, imbalance : float
+        Target share of side 0 and allowed imbalance (see :func:`partkit.multilevel.recursive.bisection_bounds`).
+    key : int
+        Random stream.
+    coarsening : partkit.multilevel.context.CoarseningContext
+    init : partkit.multilevel.context.InitialContext
+    tries : int
+        Grown starts on the coarsest graph.
+
+    Returns
+    -------
+    int64 array of 0/1
+    """
+    hierarchy = coarsen(graph, coarsening, init.bisection_coarsest, derive(key, "coarsen"))
+    maxw = bisection_bounds(graph.total_vertex_weight(), fraction0, imbalance)
+    coarse = hierarchy.coarsest
+    target = int(round(fraction0 * int(coarse.total_vertex_weight()[0])))
+    starts = integers(derive(key, "starts"), coarse.n, tries)
+    part = best_grown_bisection(coarse.xadj, coarse.adjncy, coarse.adjwgt, coarse.vwgt, maxw, target, starts,
+                                derive(key, "tries"), init.start_fm_passes, max(init.min_bad_moves, coarse.n // 4))
+    for depth in range(len(hierarchy) - 1, -1, -1):
+        fine, cmap = hierarchy.levels[depth]
+        part = part[cmap]
+        fm_refine(fine.xadj, fine.adjncy, fine.adjwgt, fine.vwgt, part, maxw, init.level_fm_passes,
+                  max(init.min_bad_moves, fine.n // 50), derive(key, "level", depth))
+    return part

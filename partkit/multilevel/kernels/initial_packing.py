@@ -1,0 +1,47 @@
+"""Packing whole connected components into parts (no edge is cut)."""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def pack_largest_first(cw, order, maxw):
+    """Put components into parts, heaviest first, each into the lightest part it fits.
+
+    Parameters
+    ----------
+    cw : int64 array, shape (ncomp, ncon)
+        Weight of every component.
+    order : int64 array, shape (ncomp,)
+        Components from heaviest to lightest.
+    maxw : int64 array, shape (k, ncon)
+        The bound of every part.
+
+    Returns
+    -------
+    where : int64 array, shape (ncomp,)
+        The part of every component, or -1 for a component that fits in no part.
+    """
+    k, ncon = maxw.shape
+    pw = np.zeros((k, ncon), dtype=np.int64)
+    where = np.full(cw.shape[0], -1, dtype=np.int64)
+    for i in range(order.size):
+        comp = order[i]
+        best = -1
+        best_load = 0.0
+        for p in range(k):
+            fits = True
+            load = 0.0
+            for c in range(ncon):
+                if pw[p, c] + cw[comp, c] > maxw[p, c]:
+                    fits = False
+                    break
+                load += pw[p, c] / max(maxw[p, c], 1)
+            if fits and (best < 0 or load < best_load):
+                best = p
+                best_load = load
+        if best >= 0:
+            where[comp] = best
+            for c in range(ncon):
+                pw[best, c] += cw[comp, c]
+    return where

@@ -1,0 +1,122 @@
+"""Refinement: improve the partition on every level on the way up.
+
+On each level the partition is projected from the coarser graph and the
+algorithms of :attr:`RefinementContext.algorithms` run in order:
+
+``balance``
+    restore the bound: direct moves into adjacent parts with room
+    (:func:`kernels.refinement_balance.rebalance`), then moves along paths
+    of adjacent parts (:func:`kernels.refinement_balance.balance_along_paths`),
+    and moves to non-adjacent parts only as a last resort;
+``lp``
+    boundary label propagation (:func:`kernels.refinement_moves.label_propagation_refine`);
+``fm``
+    k-way FM with a max-gain queue and rollback to the best prefix
+    (:func:`kernels.refinement_fm.kway_fm_refine`).
+
+No ``lp`` or ``fm`` move breaks the bound. On coarse levels the bound is
+relaxed by the heaviest vertex of the level (less one), as KaMinPar does:
+a coarse vertex weighs many fine ones, and an exact bound there would block
+the moves that the finer levels can still balance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from partkit._random import derive, permutation
+from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
+from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices, label_propagation_refine, part_weights
+
+
+def level_bounds(graph, maxw, finest):
+    """The bound used on a level: ``maxw`` on the finest, relaxed by the heaviest vertex less one above."""
+    if finest or graph.n == 0:
+        return maxw
+    return maxw + np.maximum(graph.vwgt.max(axis=0) - 1, 0)
+
+
+def refine(graph, part, maxw, ctx, key, candidates=None):
+    """Run the refinement algorithms of ``ctx`` on ``part`` in place.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    part : int64 array
+    maxw : int64 array, shape (k, ncon)
+        The bound of every part.
+    ctx : partkit.multilevel.context.RefinementContext
+    key : int
+        Random stream of the visiting orders.
+    candidates : int64 array, optional
+        Must include every boundary vertex (default: the boundary vertices);
+        label propagation and FM start from them.
+    """
+    k = maxw.shape[0]
+    g = graph
+    pw = part_weights(g.vwgt, part, k)
+    for name in ctx.algorithms:
+        if name == "balance":
+            if np.any(pw > maxw):
+                balance(g, part, pw, maxw, ctx)
+                candidates = None
+            continue
+        if candidates is None:
+            candidates = boundary_vertices(g.xadj, g.adjncy, part)
+        order = candidates[permutation(candidates.size, derive(key, name))]
+        if name == "lp":
+            label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds)
+        elif name == "fm":
+            max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
+            rerate_limit = max(ctx.fm_rerate_min, int(ctx.fm_rerate_factor * g.m * 2 / max(g.n, 1)))
+            kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.fm_passes, max_bad,
+                           rerate_limit)
+
+
+def balance(graph, part, pw, maxw, ctx):
+    """Restore the bound in place: adjacent moves, then paths of parts, then any part with room.
+
+    Returns
+    -------
+    bool
+        True when every part meets ``maxw``.
+    """
+    g = graph
+    args = (g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw)
+    return (rebalance(*args, ctx.balance_rounds, False)
+            or balance_along_paths(*args, 10 * ctx.balance_rounds)
+            or rebalance(*args, ctx.balance_rounds, True))
+
+
+def even_out(graph, part, k, ctx):
+    """Raise every part to at least ``floor(total / k)`` where the weights allow, in place.
+
+    With ε = 0 the bound ``ceil(total / k)`` alone lets a part fall below
+    ``floor(total / k)``; moving weight from the parts above the floor
+    along paths of parts into those below it leaves every part at the
+    floor or the ceiling when the vertices have unit weights.
+    """
+    g = graph
+    floor = np.tile(g.total_vertex_weight() // k, (k, 1))
+    pw = part_weights(g.vwgt, part, k)
+    if np.all(pw >= floor):
+        return
+    balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, floor, 10 * ctx.balance_rounds)
+
+
+def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
+    """Project ``part`` from the coarsest graph of ``hierarchy`` and refine it on every finer level."""
+    coarse = hierarchy.coarsest
+    for depth in range(len(hierarchy) - 1, -1, -1):
+        fine, cmap = hierarchy.levels[depth]
+        if say is not None:
+            say(f"refining level {depth}: {fine.n} vertices")
+        # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
+        on_boundary = np.zeros(coarse.n, dtype=bool)
+        on_boundary[boundary_vertices(coarse.xadj, coarse.adjncy, part)] = True
+        part = part[cmap]
+        refine(fine, part, level_bounds(fine, maxw, depth == 0), ctx, derive(key, depth),
+               np.flatnonzero(on_boundary[cmap]))
+        coarse = fine
+    return part

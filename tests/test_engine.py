@@ -1,0 +1,129 @@
+"""The staged multilevel engine: presets as data, randomness, exact balance, disconnected inputs."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from partkit._random import derive, integers, permutation
+from partkit.errors import InputError
+from partkit.generators import delaunay, grid2d
+from partkit.graph import Graph
+from partkit.metrics import edge_cut, max_part_weights, part_weights
+from partkit.multilevel import partition, run
+from partkit.multilevel.context import PRESET_OVERRIDES, Context, preset
+from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
+
+
+# ------------------------------------------------------------ presets
+@pytest.mark.parametrize("name", ["fast", "default", "strong"])
+def test_presets_are_the_default_with_their_overrides(name):
+    ctx, default = preset(name), Context()
+    for stage in ("coarsening", "initial", "refinement"):
+        for field in dataclasses.fields(getattr(default, stage)):
+            key = f"{stage}.{field.name}"
+            expected = PRESET_OVERRIDES[name].get(key, getattr(getattr(default, stage), field.name))
+            assert getattr(getattr(ctx, stage), field.name) == expected, key
+    assert (ctx.runs, ctx.vcycles) == (PRESET_OVERRIDES[name].get("runs", 1), PRESET_OVERRIDES[name].get("vcycles", 0))
+
+
+def test_contexts_are_frozen_and_checked():
+    ctx = preset("default")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.refinement.fm_passes = 9
+    with pytest.raises(InputError, match="unknown parameter"):
+        preset("default", refinement__fm_pases=2)
+    with pytest.raises(InputError, match="unknown refinement"):
+        preset("default", refinement__algorithms=("lp", "jet"))
+    with pytest.raises(InputError, match="preset"):
+        preset("ultra")
+
+
+def test_refinement_algorithms_are_the_contexts_list():
+    g = delaunay(4000, seed=3)
+    maxw = max_part_weights(g, 8, 0.03)
+    cuts = {}
+    for algorithms in (("balance",), ("balance", "lp"), ("balance", "lp", "fm")):
+        ctx = preset("default", refinement__algorithms=algorithms)
+        part = run(g, 8, maxw, 0.03, ctx, seed=0)
+        assert np.all(part_weights(g, part, 8) <= maxw)
+        cuts[algorithms] = edge_cut(g, part)
+    assert cuts[("balance", "lp", "fm")] <= cuts[("balance", "lp")] < cuts[("balance",)]
+
+
+# ------------------------------------------------------------ randomness
+def test_streams_are_pure_functions_of_seed_and_labels():
+    key = derive(7, "coarsen", 3)
+    assert key == derive(7, "coarsen", 3) and 0 <= key < 2**63
+    assert len({derive(7, "coarsen", i) for i in range(100)}) == 100
+    assert derive(7, "a") != derive(8, "a") and derive(-1) != derive(2**64 - 1 + 2)
+    p = permutation(1000, key)
+    assert np.array_equal(np.sort(p), np.arange(1000)) and np.array_equal(p, permutation(1000, key))
+    # uniformity: where element 0 lands over many streams, and the draws below m
+    positions = np.array([np.flatnonzero(permutation(10, derive(1, i)) == 0)[0] for i in range(5000)])
+    assert np.bincount(positions, minlength=10).min() > 400
+    assert np.abs(np.bincount(integers(key, 7, 70000)) - 10000).max() < 400
+
+
+@pytest.mark.parametrize("name", ["fast", "default", "strong"])
+def test_same_seed_same_partition(name):
+    g = delaunay(3000, seed=1)
+    a = partition(g, 7, seed=11, preset=name)
+    assert np.array_equal(a, partition(g, 7, seed=11, preset=name))
+    assert not np.array_equal(a, partition(g, 7, seed=12, preset=name))
+
+
+# ------------------------------------------------------------ exact balance
+@pytest.mark.parametrize("graph,k", [(grid2d(37, 23), 7), (delaunay(5000, seed=2), 64), (delaunay(3001, seed=5), 2)])
+def test_zero_imbalance_gives_parts_of_floor_or_ceil_size(graph, k):
+    part = partition(graph, k, imbalance=0.0, seed=0)
+    sizes = np.bincount(part, minlength=k)
+    assert sizes.max() == -(-graph.n // k) and sizes.min() == graph.n // k
+    # exact balance costs little cut against 3%
+    assert edge_cut(graph, part) <= 1.15 * edge_cut(graph, partition(graph, k, imbalance=0.03, seed=0)) + 5
+
+
+def test_path_balancer_moves_weight_through_a_full_part():
+    g = grid2d(10, 30)  # rows of 10; three horizontal bands of parts 0 | 1 | 2
+    part = np.repeat(np.array([0, 1, 2]), [105, 100, 95]).astype(np.int64)
+    maxw = np.full((3, 1), 100, dtype=np.int64)
+    before = edge_cut(g, part)
+    args = (g.xadj, g.adjncy, g.adjwgt, g.vwgt)
+    stuck = part.copy()
+    assert not rebalance(*args, stuck, part_weights(g, stuck, 3), maxw, 20, False)  # part 1 is full
+    pw = part_weights(g, part, 3)
+    assert balance_along_paths(*args, part, pw, maxw, 50)
+    assert np.array_equal(pw, part_weights(g, part, 3)) and np.all(pw <= maxw)
+    assert edge_cut(g, part) <= before + 4
+
+
+# ------------------------------------------------------------ disconnected inputs
+def _components_graph(seed):
+    """Paths of 1..30 vertices (many isolated vertices among them)."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 31, 3000)
+    lengths[rng.random(lengths.size) < 0.3] = 1
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    edges = [(s + i, s + i + 1) for s, length in zip(starts, lengths) for i in range(length - 1)]
+    return Graph.from_edges(int(lengths.sum()), np.array(edges, dtype=np.int64), name="components")
+
+
+@pytest.mark.parametrize("k,eps", [(64, 0.03), (256, 0.03), (8, 0.0)])
+def test_small_components_are_packed_without_cut(k, eps):
+    g = _components_graph(0)
+    part = partition(g, k, imbalance=eps, seed=0)
+    assert edge_cut(g, part) == 0
+    assert np.all(part_weights(g, part, k) <= max_part_weights(g, k, eps))
+
+
+def test_big_and_small_components_and_isolated_vertices():
+    mesh = delaunay(4000, seed=9)
+    small = _components_graph(1)
+    g = Graph(np.concatenate([mesh.xadj, small.xadj[1:] + mesh.xadj[-1]]),
+              np.concatenate([mesh.adjncy, small.adjncy + mesh.n]), name="mixed")
+    k = 16
+    part = partition(g, k, imbalance=0.03, seed=0)
+    assert np.all(part_weights(g, part, k) <= max_part_weights(g, k, 0.03))
+    # the mesh holds most of the weight and must be cut; the small pieces need not be
+    mesh_only = partition(mesh, k, imbalance=0.03, seed=0)
+    assert edge_cut(g, part) <= 1.3 * edge_cut(mesh, mesh_only)
