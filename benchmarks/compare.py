@@ -6,7 +6,7 @@ The default set has seven classes of inputs:
 delaunay2d  2D Delaunay triangulations of 2^15, 2^17 and 2^20 random points
 tet3d       dual graph of a random 3D tetrahedral mesh, about 2^17 tetrahedra
 grid3d      64 x 64 x 64 grid, 7-point stencil
-powerlaw    Barabasi-Albert (60 000 vertices, m = 3) and R-MAT (scale 16)
+powerlaw    Barabasi-Albert (60 000 vertices, m = 3), R-MAT (scale 16, edge factor 8)
 components  50 000 vertices in thousands of small trees, paths and cliques,
             10 % isolated
 shared      the inputs in ../shared/data (4elt, rgg_n_2_15_s0, power,
@@ -74,7 +74,7 @@ def generated(delaunay_exponents):
         "delaunay2d": [(f"delaunay_n{e}", ("delaunay", [2**e])) for e in delaunay_exponents],
         "tet3d": [("tet3d_n17", ("tet_mesh3d", [2**17]))],
         "grid3d": [("grid3d_64", ("grid3d", [64, 64, 64]))],
-        "powerlaw": [("ba_60k_m3", ("barabasi_albert", [60000, 3])), ("rmat_s16", ("rmat", [16]))],
+        "powerlaw": [("ba_60k_m3", ("barabasi_albert", [60000, 3])), ("rmat_s16_ef8", ("rmat", [16, 8]))],
         "components": [("components_50k", ("components", [50000]))],
     }
 
