@@ -7,7 +7,7 @@ delaunay2d  2D Delaunay triangulations of 2^15, 2^17 and 2^20 random points
 tet3d       dual graph of a random 3D tetrahedral mesh, about 2^17 tetrahedra
 grid3d      64 x 64 x 64 grid, 7-point stencil
 powerlaw    Barabasi-Albert (60 000 vertices, m = 3), R-MAT (scale 16, edge factor 8)
-components  50 000 vertices in thousands of small trees, paths and cliques,
+components  50 000 vertices: 1 699 small trees, paths and cliques (2-50 vertices),
             10 % isolated
 shared      the inputs in ../shared/data (4elt, rgg_n_2_15_s0, power,
             bcsstk13, jagmesh7)
@@ -36,9 +36,10 @@ JSON.
 
 Examples::
 
-    python benchmarks/compare.py                            # the default set (about 20 minutes)
-    python benchmarks/compare.py --quick                    # 4elt and delaunay_n15, k=8: seconds
-    python benchmarks/compare.py --classes powerlaw components -k 8 64 --eps 0.03
+    python benchmarks/compare.py                            # the default set, seeds 0 1 2 (about 12 minutes)
+    python benchmarks/compare.py --quick                    # 4elt and delaunay_n15, k=8, seed 0: 1 minute
+    python benchmarks/compare.py --classes powerlaw components --seeds 0 --cold none --cli none  # 1.5 min
+    python benchmarks/compare.py --classes delaunay2d tet3d grid3d -k 64 256 --eps 0.03
     python benchmarks/compare.py --classes shared --graphs ../shared/data/4elt.graph --cold none --cli none
 """
 
@@ -453,7 +454,7 @@ def parse_args(argv=None):
                    help=f"class delaunay2d: the delaunay_nXX graphs (default: {DEFAULT_DELAUNAY})")
     p.add_argument("-k", nargs="+", type=int, default=[2, 8, 64, 256], help="part counts (k <= n/2 only)")
     p.add_argument("--eps", nargs="+", type=float, default=[0.0, 0.001, 0.03], help="imbalances")
-    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument("--preset", default="default", choices=["fast", "default", "strong"])
     p.add_argument("--tools", default="partkit,metis,kaminpar", help="comma-separated: partkit, metis, "
                    "kaminpar, kahip (default partkit,metis,kaminpar)")
