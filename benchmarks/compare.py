@@ -241,7 +241,7 @@ def cli_run(path, k, repeats=3):
     times = []
     with tempfile.TemporaryDirectory(prefix="partkit-cli-") as tmp:
         command += ["partition", str(path), "-k", str(k), "--quiet", "-o", os.path.join(tmp, "part")]
-        for i in range(repeats + 1):
+        for _ in range(repeats + 1):
             start = time.perf_counter()
             subprocess.run(command, capture_output=True, text=True, check=True)
             times.append(time.perf_counter() - start)
