@@ -127,3 +127,38 @@ def test_big_and_small_components_and_isolated_vertices():
     # the mesh holds most of the weight and must be cut; the small pieces need not be
     mesh_only = partition(mesh, k, imbalance=0.03, seed=0)
     assert edge_cut(g, part) <= 1.3 * edge_cut(mesh, mesh_only)
+
+
+# ------------------------------------------------------------ start-up
+def test_help_loads_neither_numpy_nor_numba():
+    import subprocess
+    import sys
+
+    code = ("import sys, partkit.cli; partkit.cli.build_parser(); "
+            "print(sorted(m for m in ('numpy', 'numba', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_compile_notice_reports_a_cold_compilation(monkeypatch):
+    import io
+
+    from numba import njit
+
+    from partkit.cli import _compile
+
+    monkeypatch.setattr(_compile, "kernels_cached", lambda: False)
+
+    @njit
+    def fresh(x):
+        return x + 1
+
+    stream = io.StringIO()
+    with _compile.compile_notice(True, stream):
+        assert fresh(1) == 2
+    lines = stream.getvalue().splitlines()
+    assert lines[0].startswith("partkit: compiling the Numba kernels") and lines[1].startswith("partkit: compiled")
+    quiet = io.StringIO()
+    with _compile.compile_notice(False, quiet):
+        fresh(2)
+    assert quiet.getvalue() == ""

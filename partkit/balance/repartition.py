@@ -225,14 +225,14 @@ def _ranking(graph, k, imbalance_bound, itr):
     return key
 
 
-def _improve(graph, home, part, k, vsize, bound, itr, seed, flow=None):
+def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
     """Flow rounds (when ``flow`` names a norm), balancing moves and FM refinement, in place."""
     pw = part_weights(graph, part, k)
     args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, home, vsize, pw)
     if flow is not None:
         previous = np.inf
         for _ in range(FLOW_ROUNDS):
-            per_constraint = (np.maximum(pw - bound, 0) / np.maximum(bound, 1)).sum(axis=0)
+            per_constraint = (np.maximum(pw - maxw, 0) / np.maximum(maxw, 1)).sum(axis=0)
             overload = float(per_constraint.sum())
             if overload == 0 or overload >= previous:
                 break
@@ -241,9 +241,9 @@ def _improve(graph, home, part, k, vsize, bound, itr, seed, flow=None):
             load = graph.vwgt[:, int(np.argmax(per_constraint))].astype(np.float64)
             owed = FLOW_DAMPING * balancing_flow(graph, part, k, flow, load)
             flow_moves(*args, load, owed, float(itr))
-    balance_moves(*args, bound, float(itr), BALANCE_PASSES)
+    balance_moves(*args, maxw, float(itr), BALANCE_PASSES)
     order = np.random.default_rng(seed).permutation(graph.n).astype(np.int64)
-    refine_migration(*args, bound, float(itr), order, REFINE_PASSES, REFINE_STALL)
+    refine_migration(*args, maxw, float(itr), order, REFINE_PASSES, REFINE_STALL)
     return part
 
 
@@ -309,7 +309,7 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     -------
     RepartitionResult
         ``imbalance`` may exceed the bound only when no partition can meet it
-        (a vertex heavier than the bound).
+        (a vertex heavier than the maxw).
     """
     graph = with_weights(graph, vwgt)
     home = check_partition(graph, part)
@@ -327,16 +327,16 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     vsize = graph.vwgt[:, 0].copy() if vsize is None else np.asarray(vsize, dtype=np.int64)
     if vsize.shape != (graph.n,) or (vsize.size and vsize.min() < 0):
         raise InputError(f"{graph.name}: vsize must be {graph.n} non-negative integers")
-    bound = max_part_weights(graph, k, imbalance)
+    maxw = max_part_weights(graph, k, imbalance)
     candidates = []
     if strategy in ("diffusion", "auto"):
         part = home.copy()
-        _improve(graph, home, part, k, vsize, bound, itr, seed, flow)
+        _improve(graph, home, part, k, vsize, maxw, itr, seed, flow)
         candidates.append(_result(graph, home, part, k, vsize, "diffusion"))
     if strategy in ("remap", "auto"):
         scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method,
                                          seed=seed, vsize=vsize)
         part = scratch.part.copy()
-        _improve(graph, home, part, k, vsize, bound, itr, seed)
+        _improve(graph, home, part, k, vsize, maxw, itr, seed)
         candidates.append(_result(graph, home, part, k, vsize, "remap"))
     return min(candidates, key=_ranking(graph, k, imbalance, itr))

@@ -92,7 +92,7 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     packed = pack_components(graph, maxw)
     if packed is not None:
         return packed
-    coarsest_size = max(ctx.coarsening.coarse_per_part * k, ctx.initial.bisection_coarsest)
+    coarsest_size = max(ctx.coarsening.coarse_per_part * k, ctx.coarsening.coarsest_min)
     best, best_rank = None, None
     for r in range(ctx.runs):
         if say is not None and ctx.runs > 1:

@@ -13,9 +13,7 @@ merges isolated vertices while coarsening
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
-
-from partkit.multilevel.kernels.initial_packing import pack_largest_first
+from partkit.multilevel.kernels.initial_packing import component_labels, pack_largest_first
 
 
 def pack_components(graph, maxw):
@@ -38,12 +36,11 @@ def pack_components(graph, maxw):
     >>> pack_components(g, max_part_weights(g, 3, 0.0)).tolist()
     [0, 0, 1, 1, 2, 2]
     """
-    ncomp, labels = connected_components(graph.to_scipy(), directed=False)
+    ncomp, labels = component_labels(graph.xadj, graph.adjncy)
     if ncomp < 2:
         return None
     cw = np.zeros((ncomp, graph.ncon), dtype=np.int64)
-    for c in range(graph.ncon):
-        cw[:, c] = np.bincount(labels, weights=graph.vwgt[:, c], minlength=ncomp).astype(np.int64)
+    np.add.at(cw, labels, graph.vwgt)
     relative = (cw / np.maximum(maxw[0], 1)).max(axis=1)
     order = np.argsort(-relative, kind="stable").astype(np.int64)
     where = pack_largest_first(cw, order, maxw)

@@ -40,8 +40,8 @@ class CoarseningContext:
     Attributes
     ----------
     algorithm : {"auto", "matching", "clustering"}
-    coarse_per_part : int
-        Coarsening stops at about this many vertices per part.
+    coarse_per_part, coarsest_min : int
+        Coarsening stops at ``max(coarse_per_part * k, coarsest_min)`` vertices.
     stall_ratio : float
         A level must shrink the graph to at most this fraction, else coarsening stops.
     two_hop_share : float
@@ -57,6 +57,7 @@ class CoarseningContext:
 
     algorithm: str = "auto"
     coarse_per_part: int = 160
+    coarsest_min: int = 300
     stall_ratio: float = 0.95
     two_hop_share: float = 0.25
     cluster_fallback: float = 0.9

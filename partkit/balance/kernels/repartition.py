@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from partkit.multilevel.kernels.refinement_moves import fits_in
+from partkit.multilevel.kernels.refinement_moves import fits_in, overloaded
 
 
 @njit(cache=True)
@@ -46,14 +46,6 @@ def _gain(v, a, b, conn, home, vsize, itr):
     elif home[v] == a:
         g -= vsize[v]
     return g
-
-
-@njit(cache=True)
-def _overweight(a, pw, bound):
-    for c in range(pw.shape[1]):
-        if pw[a, c] > bound[a, c]:
-            return True
-    return False
 
 
 @njit(cache=True)
@@ -193,26 +185,26 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
 
 
 @njit(cache=True)
-def _overload_change(v, a, b, vwgt, pw, bound):
-    """Change of the total relative overload ``sum_c max(0, pw[p, c] - bound[p, c]) / bound[p, c]`` of parts ``a`` and ``b``."""
+def _overload_change(v, a, b, vwgt, pw, maxw):
+    """Change of the total relative overload ``sum_c max(0, pw[p, c] - maxw[p, c]) / maxw[p, c]`` of parts ``a`` and ``b``."""
     delta = 0.0
     for c in range(vwgt.shape[1]):
         w = vwgt[v, c]
         if w == 0:
             continue
-        if bound[a, c] > 0:
-            delta += (max(0, pw[a, c] - w - bound[a, c]) - max(0, pw[a, c] - bound[a, c])) / bound[a, c]
-        if bound[b, c] > 0:
-            delta += (max(0, pw[b, c] + w - bound[b, c]) - max(0, pw[b, c] - bound[b, c])) / bound[b, c]
+        if maxw[a, c] > 0:
+            delta += (max(0, pw[a, c] - w - maxw[a, c]) - max(0, pw[a, c] - maxw[a, c])) / maxw[a, c]
+        if maxw[b, c] > 0:
+            delta += (max(0, pw[b, c] + w - maxw[b, c]) - max(0, pw[b, c] - maxw[b, c])) / maxw[b, c]
     return delta
 
 
 @njit(cache=True)
-def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr, max_passes):
+def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, maxw, itr, max_passes):
     """Move vertices out of overweight parts, best gain first, until every part fits.
 
     Near passes: a vertex of an overweight part goes to the neighbour part
-    with the best gain that can take it without exceeding the bound, if that
+    with the best gain that can take it without exceeding the maxw, if that
     lowers the total overload. When a near pass moves nothing while parts
     are still overweight (full neighbours, or several constraints pulling
     apart), far passes allow any part, adjacent or not, as long as the move
@@ -236,14 +228,14 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
     for _ in range(max_passes):
         any_over = False
         for a in range(k):
-            if _overweight(a, pw, bound):
+            if overloaded(pw, maxw, a):
                 any_over = True
         if not any_over:
             break
         nc = 0
         for v in range(n):
             a = part[v]
-            if not _overweight(a, pw, bound):
+            if not overloaded(pw, maxw, a):
                 continue
             count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
             best_b = -1
@@ -252,8 +244,8 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
             if not far:
                 for i in range(count):
                     b = touched[i]
-                    if (b != a and fits_in(vwgt, pw, bound, v, b)
-                            and _overload_change(v, a, b, vwgt, pw, bound) < 0):
+                    if (b != a and fits_in(vwgt, pw, maxw, v, b)
+                            and _overload_change(v, a, b, vwgt, pw, maxw) < 0):
                         g = _gain(v, a, b, conn, home, vsize, itr)
                         if g > best_g:
                             best_g = g
@@ -262,7 +254,7 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
                 for b in range(k):
                     if b == a:
                         continue
-                    d = _overload_change(v, a, b, vwgt, pw, bound)
+                    d = _overload_change(v, a, b, vwgt, pw, maxw)
                     if d >= 0:
                         continue
                     g = _gain(v, a, b, conn, home, vsize, itr)
@@ -282,11 +274,11 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
             v = cand_v[i]
             a = part[v]
             b = cand_b[i]
-            if not _overweight(a, pw, bound):
+            if not overloaded(pw, maxw, a):
                 continue
-            if _overload_change(v, a, b, vwgt, pw, bound) >= 0:
+            if _overload_change(v, a, b, vwgt, pw, maxw) >= 0:
                 continue
-            if not far and not fits_in(vwgt, pw, bound, v, b):
+            if not far and not fits_in(vwgt, pw, maxw, v, b):
                 continue
             _move(v, a, b, vwgt, pw, part)
             moves += 1
@@ -299,7 +291,7 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr,
 
 
 @njit(cache=True)
-def _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, bound, itr, conn,
+def _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, maxw, itr, conn,
                   touched):
     """Best neighbour part of ``v`` that can take it within the bound: ``(part, gain)`` or ``(-1, 0)``."""
     count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
@@ -307,7 +299,7 @@ def _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, bound
     best_g = 0.0
     for i in range(count):
         b = touched[i]
-        if b == a or not fits_in(vwgt, pw, bound, v, b):
+        if b == a or not fits_in(vwgt, pw, maxw, v, b):
             continue
         g = _gain(v, a, b, conn, home, vsize, itr)
         if best_b < 0 or g > best_g:
@@ -318,7 +310,7 @@ def _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, bound
 
 
 @njit(cache=True)
-def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, itr, order,
+def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, maxw, itr, order,
                      max_passes, max_stall):
     """k-way Fiduccia-Mattheyses refinement of ``itr * cut + migration`` under the bound.
 
@@ -352,7 +344,7 @@ def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, i
         locked[:] = False
         for v in order:
             a = part[v]
-            b, g = _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, bound,
+            b, g = _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, maxw,
                                  itr, conn, touched)
             if b >= 0:
                 keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps, size,
@@ -367,11 +359,11 @@ def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, i
             if locked[v] or st != stamp[v]:
                 continue
             a = part[v]
-            if not fits_in(vwgt, pw, bound, v, b):
+            if not fits_in(vwgt, pw, maxw, v, b):
                 # the target filled up since this entry was made: re-score
                 stamp[v] += 1
                 b, g = _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw,
-                                     bound, itr, conn, touched)
+                                     maxw, itr, conn, touched)
                 if b >= 0:
                     keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps,
                                                                size, g, r, b, stamp[v])
@@ -391,7 +383,7 @@ def refine_migration(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, bound, i
                     continue
                 stamp[u] += 1
                 bu, gu = _best_fitting(u, part[u], xadj, adjncy, adjwgt, part, home, vsize, vwgt,
-                                       pw, bound, itr, conn, touched)
+                                       pw, maxw, itr, conn, touched)
                 if bu >= 0:
                     keys, verts, targets, stamps, size = _push(keys, verts, targets, stamps,
                                                                size, gu, rank[u], bu, stamp[u])

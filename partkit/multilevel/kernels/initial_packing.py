@@ -1,4 +1,4 @@
-"""Packing whole connected components into parts (no edge is cut)."""
+"""Connected components, and packing whole components into parts (no edge is cut)."""
 
 import numpy as np
 from numba import njit
@@ -45,3 +45,33 @@ def pack_largest_first(cw, order, maxw):
             for c in range(ncon):
                 pw[best, c] += cw[comp, c]
     return where
+
+
+@njit(cache=True)
+def component_labels(xadj, adjncy):
+    """Label the connected components by breadth-first search: ``(ncomp, labels)``.
+
+    Components are numbered in the order of their smallest vertex.
+    """
+    n = xadj.size - 1
+    labels = np.full(n, -1, dtype=np.int64)
+    fifo = np.empty(n, dtype=np.int64)
+    ncomp = 0
+    for root in range(n):
+        if labels[root] >= 0:
+            continue
+        labels[root] = ncomp
+        fifo[0] = root
+        head = 0
+        tail = 1
+        while head < tail:
+            v = fifo[head]
+            head += 1
+            for e in range(xadj[v], xadj[v + 1]):
+                u = adjncy[e]
+                if labels[u] < 0:
+                    labels[u] = ncomp
+                    fifo[tail] = u
+                    tail += 1
+        ncomp += 1
+    return ncomp, labels

@@ -12,15 +12,8 @@ are the last resort.
 import numpy as np
 from numba import njit
 
-from partkit.multilevel.kernels.refinement_moves import fits_in, move_vertex
-
-
-@njit(cache=True)
-def _overloaded(pw, maxw, p):
-    for c in range(pw.shape[1]):
-        if pw[p, c] > maxw[p, c]:
-            return True
-    return False
+from partkit.multilevel.kernels.heap import heap_push, heap_remove
+from partkit.multilevel.kernels.refinement_moves import fits_in, move_vertex, overloaded
 
 
 @njit(cache=True)
@@ -50,21 +43,22 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     n = xadj.size - 1
     k = pw.shape[0]
     conn = np.zeros(k, dtype=np.int64)
-    cand = np.empty(n, dtype=np.int64)
     cand_to = np.empty(n, dtype=np.int64)
-    cand_gain = np.empty(n, dtype=np.float64)
+    heap = np.empty(n, dtype=np.int64)
+    key = np.empty(n, dtype=np.int64)
+    pos = np.full(n, -1, dtype=np.int64)
     for _ in range(max_rounds):
         any_over = False
         for p in range(k):
-            if _overloaded(pw, maxw, p):
+            if overloaded(pw, maxw, p):
                 any_over = True
                 break
         if not any_over:
             return True
-        nc = 0
+        size = 0
         for v in range(n):
             own = part[v]
-            if not _overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
+            if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
                 continue
             for e in range(xadj[v], xadj[v + 1]):
                 conn[part[adjncy[e]]] += adjwgt[e]
@@ -95,20 +89,18 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
             w = 0
             for c in range(pw.shape[1]):
                 w += vwgt[v, c]
-            cand[nc] = v
-            cand_to[nc] = target
-            # cut change per unit of weight moved (heavier vertices fix more)
-            cand_gain[nc] = (gain - internal) / max(w, 1)
-            nc += 1
-        if nc == 0:
+            cand_to[v] = target
+            # cut change per unit of weight moved (heavier vertices fix more), in 1/1024 units
+            size = heap_push(heap, key, pos, size, v, ((gain - internal) << 10) // max(w, 1))
+        if size == 0:
             return False
-        ranking = np.argsort(-cand_gain[:nc], kind="mergesort")
         moved = 0
-        for i in range(nc):
-            v = cand[ranking[i]]
+        while size > 0:
+            v = heap[0]
+            size = heap_remove(heap, key, pos, size, v)
             own = part[v]
-            to = cand_to[ranking[i]]
-            if not _overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
+            to = cand_to[v]
+            if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
                 continue
             if not fits_in(vwgt, pw, maxw, v, to):
                 continue
@@ -117,7 +109,7 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
         if moved == 0:
             return False
     for p in range(k):
-        if _overloaded(pw, maxw, p):
+        if overloaded(pw, maxw, p):
             return False
     return True
 
@@ -197,7 +189,7 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
     for _ in range(max_rounds):
         any_over = False
         for p in range(k):
-            if _overloaded(pw, maxw, p):
+            if overloaded(pw, maxw, p):
                 any_over = True
                 break
         if not any_over:
@@ -206,7 +198,7 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
         used[:] = False
         moved = False
         for a in range(k):
-            if used[a] or not _overloaded(pw, maxw, a):
+            if used[a] or not overloaded(pw, maxw, a):
                 continue
             prev[:] = -2
             prev[a] = -1
@@ -239,6 +231,6 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
         if not moved:
             return False
     for p in range(k):
-        if _overloaded(pw, maxw, p):
+        if overloaded(pw, maxw, p):
             return False
     return True

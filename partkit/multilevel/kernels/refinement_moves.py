@@ -20,6 +20,15 @@ def fits_in(vwgt, pw, maxw, v, b):
 
 
 @njit(cache=True)
+def overloaded(pw, maxw, p):
+    """Whether part ``p`` exceeds ``maxw[p]`` on some constraint."""
+    for c in range(pw.shape[1]):
+        if pw[p, c] > maxw[p, c]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def slack(pw, maxw, b):
     """Smallest remaining room of part ``b`` over all constraints."""
     s = maxw[b, 0] - pw[b, 0]
