@@ -25,7 +25,7 @@ False
 
 from __future__ import annotations
 
-import zlib
+import hashlib
 
 import numpy as np
 from numba import njit
@@ -87,14 +87,12 @@ def fill_permutation(order, key):
         order[j] = t
 
 
-def _label_int(label):
-    if isinstance(label, str):
-        return zlib.crc32(label.encode())
-    return int(label) & _KEY_MASK
-
-
 def derive(seed, *labels):
     """The stream key of ``labels`` under ``seed`` (an int or a stream key).
+
+    The key is a BLAKE2b hash of the seed and the labels, so keys of
+    different paths are independent and a key never depends on how many
+    other keys were derived before it.
 
     Parameters
     ----------
@@ -108,11 +106,9 @@ def derive(seed, *labels):
     int
         A key in ``[0, 2**63)``, accepted by every kernel as int64.
     """
-    key = int(seed) & ((1 << 64) - 1)
-    key = int(subkey(np.int64(key & _KEY_MASK), np.int64(key >> 63)))
-    for label in labels:
-        key = int(subkey(np.int64(key), np.int64(_label_int(label))))
-    return key
+    text = repr((int(seed),) + tuple(label if isinstance(label, str) else int(label) for label in labels))
+    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & _KEY_MASK
 
 
 def permutation(n, key):

@@ -10,7 +10,8 @@ refinement         :mod:`partkit.multilevel.refinement`  :class:`RefinementConte
 =================  ====================================  ===========================
 
 1. A disconnected graph whose components pack into the parts within the
-   bound is partitioned with no cut edge.
+   bound is partitioned with no cut edge; otherwise only its big
+   components are partitioned and the small ones fill the parts around them.
 2. **Coarsening** builds a hierarchy by heavy-edge matching or
    size-constrained label-propagation clustering (chosen by the degree
    skew), down to about ``coarse_per_part * k`` vertices.
@@ -35,7 +36,7 @@ from partkit._random import derive
 from partkit.metrics import max_part_weights
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen
-from partkit.multilevel.components import pack_components
+from partkit.multilevel.components import partition_by_components
 from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext, Context, InitialContext,
                                         RefinementContext, preset)
 from partkit.multilevel.initial import initial_partition
@@ -89,9 +90,17 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     """The engine on an explicit bound ``maxw`` (k, ncon) and :class:`Context` ``ctx``."""
     if k == 1 or graph.n == 0:
         return np.zeros(graph.n, dtype=np.int64)
-    packed = pack_components(graph, maxw)
-    if packed is not None:
-        return packed
+    part = partition_by_components(
+        graph, maxw, lambda core, core_imbalance: _best_of_runs(core, k, maxw, core_imbalance, ctx, seed, say))
+    if part is None:
+        part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say)
+    if imbalance == 0:
+        even_out(graph, part, k, ctx.refinement)
+    return part
+
+
+def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say):
+    """The best of ``ctx.runs`` multilevel cycles, improved by ``ctx.vcycles`` V-cycles."""
     coarsest_size = max(ctx.coarsening.coarse_per_part * k, ctx.coarsening.coarsest_min)
     best, best_rank = None, None
     for r in range(ctx.runs):
@@ -115,8 +124,6 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
         rank = _rank(graph, candidate, maxw)
         if rank <= best_rank:
             best, best_rank = candidate, rank
-    if imbalance == 0:
-        even_out(graph, best, k, ctx.refinement)
     return best
 
 

@@ -1,28 +1,43 @@
-"""Disconnected inputs: whole components packed into parts when they fit.
+"""Disconnected inputs: whole components packed into parts, small ones around a partitioned core.
 
 A graph made of many small components (a matrix with thousands of
 independent blocks, isolated vertices) has a partition with no cut edge
-whenever the components can be packed into ``k`` parts within the bound.
-:func:`pack_components` tries that first, heaviest component first into the
-lightest part it fits (largest processing time first); the multilevel
-engine handles the graph only when the packing fails. The engine itself
-merges isolated vertices while coarsening
-(:func:`partkit.multilevel.kernels.coarsening_matching.group_isolated`).
+whenever the components can be packed into ``k`` parts within the bound:
+:func:`partition_by_components` tries that first, heaviest component first
+into the lightest part it fits (largest processing time first).
+
+When some components are too big to pack, only those (the *core*) are
+partitioned by the engine, and the small components are packed around it
+afterwards, as KaMinPar does with isolated vertices. The small ones are
+free weight for balance: the core may fill any part up to the bound, so
+it is partitioned with the looser imbalance that the bound allows for its
+own weight, which cuts fewer edges. If the small components do not fit
+around the core, the caller partitions the whole graph instead.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
 from partkit.multilevel.kernels.initial_packing import component_labels, pack_largest_first
+from partkit.multilevel.recursive import split_graph
+
+#: A component is part of the core when it weighs more than this share of a part's bound.
+CORE_SHARE = 0.25
 
 
-def pack_components(graph, maxw):
-    """A partition with no cut edge, or None when the components do not pack within ``maxw``.
+def partition_by_components(graph, maxw, partition_core):
+    """A partition built from whole components, or None when the graph should be partitioned whole.
 
     Parameters
     ----------
     graph : partkit.Graph
     maxw : int64 array, shape (k, ncon)
+        The bound of every part.
+    partition_core : callable
+        ``partition_core(core, imbalance)`` partitions the subgraph of the
+        big components into k parts within ``maxw``, where ``imbalance`` is
+        the ε that ``maxw`` allows for the core's own weight.
 
     Returns
     -------
@@ -33,17 +48,33 @@ def pack_components(graph, maxw):
     >>> from partkit.graph import Graph
     >>> from partkit.metrics import max_part_weights
     >>> g = Graph.from_edges(6, [(0, 1), (2, 3), (4, 5)])
-    >>> pack_components(g, max_part_weights(g, 3, 0.0)).tolist()
+    >>> partition_by_components(g, max_part_weights(g, 3, 0.0), None).tolist()
     [0, 0, 1, 1, 2, 2]
     """
     ncomp, labels = component_labels(graph.xadj, graph.adjncy)
     if ncomp < 2:
         return None
-    cw = np.zeros((ncomp, graph.ncon), dtype=np.int64)
+    k, ncon = maxw.shape
+    cw = np.zeros((ncomp, ncon), dtype=np.int64)
     np.add.at(cw, labels, graph.vwgt)
     relative = (cw / np.maximum(maxw[0], 1)).max(axis=1)
     order = np.argsort(-relative, kind="stable").astype(np.int64)
-    where = pack_largest_first(cw, order, maxw)
-    if np.any(where < 0):
+    where = pack_largest_first(cw, order, maxw, np.zeros((k, ncon), dtype=np.int64))
+    if np.all(where >= 0):
+        return where[labels]
+    big = relative > CORE_SHARE
+    if big.all() or not big.any():
         return None
-    return where[labels]
+    (core_ids, core), (rest_ids, _) = split_graph(graph, (~big[labels]).astype(np.int64))
+    core_total = core.total_vertex_weight().astype(np.float64)
+    imbalance = float(np.min(maxw[0] * k / np.maximum(core_total, 1))) - 1.0
+    part = np.empty(graph.n, dtype=np.int64)
+    part[core_ids] = partition_core(core, max(imbalance, 0.0))
+    pw = np.zeros((k, ncon), dtype=np.int64)
+    np.add.at(pw, part[core_ids], core.vwgt)
+    small = order[~big[order]]
+    where = pack_largest_first(cw, small, maxw, pw)
+    if np.any(where[small] < 0):
+        return None
+    part[rest_ids] = where[labels[rest_ids]]
+    return part

@@ -5,7 +5,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def pack_largest_first(cw, order, maxw):
+def pack_largest_first(cw, order, maxw, pw):
     """Put components into parts, heaviest first, each into the lightest part it fits.
 
     Parameters
@@ -16,6 +16,8 @@ def pack_largest_first(cw, order, maxw):
         Components from heaviest to lightest.
     maxw : int64 array, shape (k, ncon)
         The bound of every part.
+    pw : int64 array, shape (k, ncon)
+        The weight already in every part; updated in place.
 
     Returns
     -------
@@ -23,7 +25,6 @@ def pack_largest_first(cw, order, maxw):
         The part of every component, or -1 for a component that fits in no part.
     """
     k, ncon = maxw.shape
-    pw = np.zeros((k, ncon), dtype=np.int64)
     where = np.full(cw.shape[0], -1, dtype=np.int64)
     for i in range(order.size):
         comp = order[i]
