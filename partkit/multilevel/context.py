@@ -120,10 +120,10 @@ class RefinementContext:
     fm_bad_share : float
         A k-way FM pass stops after ``max(50, min(fm_max_bad, fm_bad_share * n))``
         moves without a new best cut.
-    fm_rerate_factor, fm_rerate_min : float, int
-        After a move, FM re-rates at once only the neighbours with at most
-        ``max(fm_rerate_min, fm_rerate_factor * average degree)`` edges;
-        hubs are re-rated when they reach the top of the queue.
+    fm_degree_factor, fm_degree_min : float, int
+        FM moves only vertices with at most
+        ``max(fm_degree_min, fm_degree_factor * average degree)`` edges;
+        the hubs of power-law graphs are left to label propagation.
     balance_rounds : int
         Rounds of the balancer before it gives up.
     """
@@ -133,8 +133,8 @@ class RefinementContext:
     fm_passes: int = 3
     fm_max_bad: int = 1000
     fm_bad_share: float = 0.1
-    fm_rerate_factor: float = 8.0
-    fm_rerate_min: int = 64
+    fm_degree_factor: float = 8.0
+    fm_degree_min: int = 64
     balance_rounds: int = 20
 
 

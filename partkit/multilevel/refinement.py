@@ -69,9 +69,9 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
             label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds)
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
-            rerate_limit = max(ctx.fm_rerate_min, int(ctx.fm_rerate_factor * g.m * 2 / max(g.n, 1)))
+            degree_limit = max(ctx.fm_degree_min, int(ctx.fm_degree_factor * g.m * 2 / max(g.n, 1)))
             kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.fm_passes, max_bad,
-                           rerate_limit)
+                           degree_limit)
 
 
 def balance(graph, part, pw, maxw, ctx):

@@ -15,7 +15,7 @@ from partkit.multilevel.kernels.refinement_moves import best_move, boundary_vert
 
 
 @njit(cache=True)
-def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad_moves, rerate_limit):
+def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad_moves, degree_limit):
     """Refine ``part`` in place by k-way FM passes; returns the total cut reduction.
 
     Parameters
@@ -37,11 +37,15 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
         Maximum number of passes.
     max_bad_moves : int
         A pass stops after this many moves without a new best cut.
-    rerate_limit : int
-        A neighbour of a moved vertex is re-rated at once only if it has at
-        most this many edges; a hub keeps its (stale) queue key and is
-        re-rated when it reaches the top of the queue. This keeps the cost
-        of a move at O(deg) on power-law graphs instead of O(deg * max deg).
+    degree_limit : int
+        Vertices with more edges than this (the hubs of a power-law graph)
+        are left where they are: rating them after every move of a
+        neighbour would cost O(deg * max deg) per move. Label propagation
+        still moves them.
+
+    A pass also stops once re-rating neighbours has visited more than
+    twice the graph's edges (dense coarse graphs of power-law inputs would
+    otherwise cost O(m * average degree) per pass).
     """
     n = xadj.size - 1
     k = pw.shape[0]
@@ -54,12 +58,15 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
     moved_v = np.empty(n, dtype=np.int64)
     moved_from = np.empty(n, dtype=np.int64)
     total = 0
+    work_per_pass = 8 * adjncy.size
     for npass in range(npasses):
         if npass > 0:
             candidates = boundary_vertices(xadj, adjncy, part)
         size = 0
         for idx in range(candidates.size):
             v = candidates[idx]
+            if xadj[v + 1] - xadj[v] > degree_limit:
+                continue
             target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target >= 0:
                 size = heap_push(heap, key, pos, size, v, gain)
@@ -68,7 +75,8 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
         best = 0
         best_moves = 0
         bad = 0
-        while size > 0:
+        work = 0
+        while size > 0 and work <= work_per_pass:
             v = heap[0]
             popped = key[0]
             size = heap_remove(heap, key, pos, size, v)
@@ -94,8 +102,9 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
                     break
             for e in range(xadj[v], xadj[v + 1]):
                 u = adjncy[e]
-                if locked[u] or (xadj[u + 1] - xadj[u] > rerate_limit and pos[u] >= 0):
+                if locked[u] or xadj[u + 1] - xadj[u] > degree_limit:
                     continue
+                work += xadj[u + 1] - xadj[u]
                 t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
                 if t2 >= 0:
                     size = heap_push(heap, key, pos, size, u, g2)
