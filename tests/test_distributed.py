@@ -44,3 +44,62 @@ def test_world_size_reads_the_launchers_variables():
     assert world_size({"PMI_SIZE": "4"}) == 4
     assert world_size({"OMPI_COMM_WORLD_SIZE": "3"}) == 3
     assert world_size({"PMI_SIZE": ""}) == 1
+
+
+READ_AND_COMPARE = """
+import json, sys
+import numpy as np
+from mpi4py import MPI
+from partkit.distributed import read_graph
+from partkit.io import read_graph as read_serial
+comm = MPI.COMM_WORLD
+g = read_graph(comm, sys.argv[1])
+blocks = comm.gather((g.vtxdist.tolist(), np.diff(g.xadj), g.adjncy), root=0)
+if comm.rank == 0:
+    s = read_serial(sys.argv[1])
+    degrees = np.concatenate([b[1] for b in blocks])
+    adjncy = np.concatenate([b[2] for b in blocks])
+    rows = [np.sort(adjncy[a:b]) for a, b in zip(np.cumsum(degrees) - degrees, np.cumsum(degrees))]
+    serial = [np.sort(s.adjncy[s.xadj[v]:s.xadj[v + 1]]) for v in range(s.n)]
+    same = len(rows) == s.n and all(np.array_equal(a, b) for a, b in zip(rows, serial))
+    print(json.dumps({"vtxdist": blocks[0][0], "same": same}))
+"""
+
+
+@needs_mpi
+@pytest.mark.parametrize("name", ["4elt.graph", "bcsstk13.mtx", "west0067.mtx"])
+def test_read_graph_blocks_equal_the_serial_reader(shared_data, name):
+    result = json.loads(run_script(3, READ_AND_COMPARE, shared_data / name))
+    assert result["same"]
+    sizes = np.diff(result["vtxdist"])
+    assert len(sizes) == 3 and sizes.min() > 0
+
+
+READ_ERROR = """
+import json, sys
+from mpi4py import MPI
+from partkit.distributed import read_graph
+from partkit.errors import InputError
+try:
+    read_graph(MPI.COMM_WORLD, sys.argv[1])
+    message = None
+except InputError as exc:
+    message = str(exc)
+messages = MPI.COMM_WORLD.gather(message, root=0)
+if MPI.COMM_WORLD.rank == 0:
+    print(json.dumps(messages))
+"""
+
+
+@needs_mpi
+@pytest.mark.parametrize("text, message", [
+    ("3 2\n2\n1 3\n2 9\n", "line 4: neighbour 9 is outside 1..3"),
+    ("3 2\n2\n1 3\n2\n\n1\n", "found more vertex lines"),
+    ("3 3\n2\n1 3\n2\n", "the header declares 3 edges"),
+    ("3 2\n% comment\n2\n1 x\n2\n", "line 4: token 2 is not an integer"),
+])
+def test_read_graph_errors_reach_every_rank(tmp_path, text, message):
+    path = tmp_path / "bad.graph"
+    path.write_text(text)
+    messages = json.loads(run_script(2, READ_ERROR, path))
+    assert len(messages) == 2 and all(message in m and "bad.graph" in m for m in messages), messages
