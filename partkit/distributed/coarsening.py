@@ -27,7 +27,7 @@ from partkit.distributed.kernels.random import batch_of
 
 #: Label propagation sweeps per level, and batches per sweep (rounds = their product).
 ITERATIONS = 3
-BATCHES = 4
+BATCHES = 16
 
 
 def cluster(graph: LocalGraph, max_weight, seed):
@@ -39,7 +39,7 @@ def cluster(graph: LocalGraph, max_weight, seed):
     label = graph.global_ids()
     cluster_weight = graph.vwgt.copy()  # clusters led by owned vertices
     label_weight = graph.halo.extend(graph.vwgt)
-    batch = batch_of(graph.first, graph.n_local, BATCHES, seed)
+    batch = batch_of(label, BATCHES, seed)
     departures = np.empty((0, 3), dtype=np.int64)
     for sweep in range(ITERATIONS):
         for current in range(BATCHES):

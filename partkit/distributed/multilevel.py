@@ -9,13 +9,17 @@ from partkit.distributed.comm import Channel
 from partkit.distributed.graph import LocalGraph, agree, check_block
 from partkit.distributed.halo import fetch
 from partkit.distributed.initial import initial_partition
-from partkit.distributed.refinement import balance, part_weights, refine
+from partkit.distributed.refinement import balance, local_fm, part_weights, refine
 
 #: Coarsening stops at ``COARSEST_PER_PART * k`` vertices (KaMinPar's contraction limit C).
-COARSEST_PER_PART = 160
+COARSEST_PER_PART = 2000
 #: ... or when a level keeps more than this fraction of the vertices.
 MIN_SHRINK = 0.9
 MAX_LEVELS = 40
+#: Rounds of (local FM, label propagation) per level.
+REFINEMENT_ROUNDS = 2
+#: A cluster weighs at most this many times the level's average vertex weight (compact clusters).
+CLUSTER_GROWTH = 8
 
 
 def partition(comm, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalance=0.03, seed=0):
@@ -76,9 +80,14 @@ def partition(comm, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalan
 
 
 def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalance=0.03,
-                    seed=0, name="graph"):
+                    seed=0, name="graph", progress=None):
     """:func:`partition` over a :class:`~partkit.distributed.comm.Channel`, whose log then holds
-    the run's communication phase by phase (``"coarsen L"``, ``"initial"``, ``"refine L"``)."""
+    the run's communication phase by phase (``"coarsen L"``, ``"initial"``, ``"refine L"``).
+
+    ``progress``, if given, is called on every rank with a line per level
+    (vertices, cut, heaviest part) on the way up; computing the cut costs an
+    Allreduce per level.
+    """
     channel.phase = "setup"
     vtxdist, xadj, adjncy, vwgt, adjwgt = check_block(channel, vtxdist, xadj, adjncy, vwgt, adjwgt, name)
     n = int(vtxdist[-1])
@@ -103,10 +112,23 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
             part = fetch(channel, levels[depth + 1].vtxdist, maps[depth], part)
         full = graph.halo.extend(part)
         weights = balance(graph, full, k, max_part_weight, part_weights(graph, full, k))
-        weights = refine(graph, full, k, max_part_weight, seed + depth)
+        for sweep in range(REFINEMENT_ROUNDS):
+            weights = local_fm(graph, full, k, max_part_weight, weights, seed + depth + sweep)
+            weights = refine(graph, full, k, max_part_weight, seed + depth + sweep)
         balance(graph, full, k, max_part_weight, weights)
         part = full[:graph.n_local]
+        if progress is not None:
+            cut = local_cut(graph, full)
+            progress(f"level {depth}: {graph.n} vertices, cut {cut}, heaviest part {weights.max()} "
+                     f"(bound {max_part_weight})")
     return part
+
+
+def local_cut(graph: LocalGraph, full_part):
+    """The edge cut of the whole graph (Allreduce of every rank's share; cut edges between ranks count half)."""
+    sources = np.repeat(np.arange(graph.n_local), np.diff(graph.xadj))
+    crossing = full_part[sources] != full_part[graph.adjacency]
+    return int(graph.channel.allreduce(np.array([graph.adjwgt[crossing].sum()]))[0]) // 2
 
 
 def _coarsen(channel, fine, k, imbalance, seed):
@@ -117,7 +139,7 @@ def _coarsen(channel, fine, k, imbalance, seed):
         graph = levels[-1]
         channel.phase = f"coarsen {len(levels) - 1}"
         k_prime = min(k, max(2, graph.n // COARSEST_PER_PART))
-        max_weight = max(1, int(imbalance * total / k_prime))
+        max_weight = max(1, min(int(imbalance * total / k_prime), CLUSTER_GROWTH * total // graph.n))
         coarse, cmap = contract(graph, cluster(graph, max_weight, seed + len(levels)))
         if coarse.n < k:
             break

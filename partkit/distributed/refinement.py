@@ -23,10 +23,17 @@ from partkit.distributed.graph import LocalGraph
 from partkit.distributed.kernels.random import batch_of
 from partkit.distributed.kernels.refinement import (accept_in_order, balance_candidates, choose_moves,
                                                     select_balancing_moves)
+from partkit.native.kway_fm import kway_fm_refine  # the serial engine's k-way FM, on each rank's block
+from partkit.native.kway_refine import boundary_vertices
 
 #: Refinement sweeps per level and batches per sweep.
 ITERATIONS = 4
 BATCHES = 4
+#: k-way FM passes of the local refinement, and its cap on fruitless moves per pass.
+FM_PASSES = 3
+FM_MAX_BAD = 1000
+#: Vertex weight that pins a ghost: no part has room for it, so local FM never moves it.
+PINNED = 2**40
 #: Balancer rounds per level before giving up (the partition is then reported infeasible).
 BALANCE_ROUNDS = 8
 
@@ -41,7 +48,7 @@ def refine(graph: LocalGraph, part, k, max_part_weight, seed):
     """Improve the cut of ``part`` (over owned and ghost vertices) in place; return the part weights."""
     channel = graph.channel
     weights = part_weights(graph, part, k)
-    batch = batch_of(graph.first, graph.n_local, BATCHES, seed + 17)
+    batch = batch_of(graph.global_ids()[:graph.n_local], BATCHES, seed + 17)
     for sweep in range(ITERATIONS):
         moved_total = 0
         for current in range(BATCHES):
@@ -61,6 +68,33 @@ def refine(graph: LocalGraph, part, k, max_part_weight, seed):
             part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
         if moved_total == 0:
             break
+    return weights
+
+
+def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
+    """k-way FM on every rank's own vertices at once, ghosts pinned; update ``part`` in place.
+
+    Each rank may fill a part only by its share (1 / size) of the room the
+    part has left, so the simultaneous moves of all ranks keep every part
+    within the bound. A rank's gains count the ghosts' parts as they were
+    before the round; moves of two neighbours on different ranks in the
+    same round can make the true gain smaller than the estimate, and the
+    label-propagation rounds that follow repair such spots.
+
+    Returns the new global part weights.
+    """
+    channel = graph.channel
+    n_all = graph.n_local + graph.halo.n_ghost
+    xadj = np.concatenate([graph.xadj, np.full(graph.halo.n_ghost, graph.xadj[-1])])
+    vwgt = np.concatenate([graph.vwgt, np.full(graph.halo.n_ghost, PINNED)]).reshape(n_all, 1)
+    local = weights.reshape(k, 1).copy()
+    room = np.maximum(max_part_weight - weights, 0) // channel.size
+    candidates = boundary_vertices(xadj, graph.adjacency, part)
+    candidates = candidates[np.random.default_rng([seed, channel.rank]).permutation(candidates.size)]
+    kway_fm_refine(xadj, graph.adjacency, graph.adjwgt, vwgt, part, local, (weights + room).reshape(k, 1),
+                   candidates.astype(np.int64), FM_PASSES, FM_MAX_BAD)
+    weights = weights + channel.allreduce(local[:, 0] - weights)
+    part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
     return weights
 
 

@@ -18,6 +18,8 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, c
                     max_weight, seed):
     """The cluster each owned vertex of ``current_batch`` wants to join, or -1 to stay.
 
+    Only neighbours outside the batch count: they do not move in this
+    round, so the vertex really is connected to the cluster it joins.
     A vertex picks the neighbouring cluster it is most strongly connected to
     among those whose known weight plus its own stays within
     ``max_weight``; its current cluster wins ties, other ties are broken by
@@ -30,13 +32,14 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, c
     label, label_weight : int64 arrays over all local indices
         Cluster (global id) of every owned and ghost vertex, and that
         cluster's weight as last known.
-    batch : int64 array, shape (n_local,)
-        Batch of every owned vertex; only ``current_batch`` moves.
+    batch : int64 array over all local indices
+        Batch of every vertex; only owned vertices of ``current_batch`` move.
     """
     n_local = xadj.size - 1
     target = np.full(n_local, -1, dtype=np.int64)
     candidates = np.empty(64, dtype=np.int64)
     strength = np.empty(64, dtype=np.int64)
+    cweight = np.empty(64, dtype=np.int64)
     for v in range(n_local):
         if batch[v] != current_batch:
             continue
@@ -44,11 +47,14 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, c
         if degree > candidates.size:
             candidates = np.empty(2 * degree, dtype=np.int64)
             strength = np.empty(2 * degree, dtype=np.int64)
+            cweight = np.empty(2 * degree, dtype=np.int64)
         count = 0
         own = label[v]
         own_strength = 0
         for e in range(xadj[v], xadj[v + 1]):
             u = adjacency[e]
+            if batch[u] == current_batch:
+                continue
             c = label[u]
             if c == own:
                 own_strength += adjwgt[e]
@@ -63,12 +69,13 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, c
             if found < 0:
                 candidates[count] = c
                 strength[count] = adjwgt[e]
+                cweight[count] = label_weight[u]
                 count += 1
             else:
                 strength[found] += adjwgt[e]
         best, best_strength, best_key = own, own_strength, -1
         for i in range(count):
-            key = mix(seed, candidates[i], own)
+            key = -cweight[i] * 2**40 + mix(seed, candidates[i], own) % 2**40
             if strength[i] > best_strength or (strength[i] == best_strength and best != own
                                                 and key > best_key):
                 best, best_strength, best_key = candidates[i], strength[i], key

@@ -20,9 +20,9 @@ def mix(seed, a, b):
 
 
 @njit(cache=True)
-def batch_of(first, n_local, batches, seed):
-    """Batch number in ``[0, batches)`` of every owned vertex (global ids ``first ..``)."""
-    batch = np.empty(n_local, dtype=np.int64)
-    for v in range(n_local):
-        batch[v] = mix(seed, first + v, 7) % batches
+def batch_of(global_ids, batches, seed):
+    """Batch number in ``[0, batches)`` of every vertex, from its global id."""
+    batch = np.empty(global_ids.size, dtype=np.int64)
+    for v in range(global_ids.size):
+        batch[v] = mix(seed, global_ids[v], 7) % batches
     return batch
