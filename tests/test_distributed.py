@@ -103,3 +103,69 @@ def test_read_graph_errors_reach_every_rank(tmp_path, text, message):
     path.write_text(text)
     messages = json.loads(run_script(2, READ_ERROR, path))
     assert len(messages) == 2 and all(message in m and "bad.graph" in m for m in messages), messages
+
+
+PARTITION_TWICE = """
+import json, sys
+import numpy as np
+from mpi4py import MPI
+import partkit
+from partkit.distributed import partition
+from partkit.generators import delaunay
+from partkit.metrics import edge_cut, max_part_weights, part_weights
+comm = MPI.COMM_WORLD
+graph, k = delaunay(int(sys.argv[1]), seed=1), int(sys.argv[2])
+vtxdist = np.linspace(0, graph.n, comm.size + 1).astype(np.int64)
+a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
+rows = dict(vtxdist=vtxdist, xadj=graph.xadj[a:b + 1] - graph.xadj[a], adjncy=graph.adjncy[graph.xadj[a]:graph.xadj[b]])
+first = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=5)
+second = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=5)
+other = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=6)
+parts = [np.concatenate(comm.gather(p, root=0) or [[]]) for p in (first, second, other)]
+if comm.rank == 0:
+    part = parts[0].astype(np.int64)
+    print(json.dumps({"same": bool(np.array_equal(parts[0], parts[1])),
+                      "seed_matters": not np.array_equal(parts[0], parts[2]),
+                      "balanced": bool(np.all(part_weights(graph, part, k) <= max_part_weights(graph, k, 0.03))),
+                      "parts": int(np.unique(part).size), "cut": edge_cut(graph, part),
+                      "serial": edge_cut(graph, partkit.partition(graph, k))}))
+"""
+
+
+@needs_mpi
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_partition_is_balanced_deterministic_and_close_to_serial(nprocs):
+    # 12000 vertices and k = 4 coarsen once (the coarsest graph holds 2000 k = 8000 vertices at most)
+    result = json.loads(run_script(nprocs, PARTITION_TWICE, 12000, 4))
+    assert result["same"] and result["seed_matters"]
+    assert result["balanced"] and result["parts"] == 4
+    assert result["cut"] <= 1.2 * result["serial"], result
+
+
+@needs_mpi
+def test_cli_under_mpi_writes_the_partition_its_summary_describes(tmp_path):
+    from partkit.generators import grid2d
+    from partkit.io import read_partition, write_metis_graph
+    from partkit.metrics import edge_cut, is_balanced
+
+    path = tmp_path / "grid.graph"
+    graph = grid2d(90, 60)
+    write_metis_graph(path, graph)
+    out = tmp_path / "grid.part"
+    result = json.loads(run_mpi(2, [sys.executable, "-m", "partkit", "partition", str(path), "-k", "3",
+                                    "-o", str(out), "--json"]))
+    part = read_partition(out, n=graph.n, k=3)
+    assert result["ranks"] == 2 and result["method"] == "distributed"
+    assert result["cut"] == edge_cut(graph, part) and result["balanced"] and is_balanced(graph, part, 3)
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+@needs_mpi
+def test_cli_under_mpi_reports_bad_input_once(tmp_path):
+    path = tmp_path / "tiny.graph"
+    path.write_text("3 2\n2\n1 3\n2\n")
+    command, environ = mpiexec_command(2, [sys.executable, "-m", "partkit", "partition", str(path), "-k", "5"])
+    environ["PYTHONPATH"] = os.path.dirname(os.path.dirname(__file__))
+    result = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.count("partkit: error:") == 1 and "k must be an integer in 1..n=3" in result.stderr

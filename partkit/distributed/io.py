@@ -12,6 +12,7 @@ then travel (Alltoallv) to the ranks owning their rows in an even split.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -238,3 +239,39 @@ def _read_matrix_market(channel, path, handle):
     xadj = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
     return DistributedGraph(vtxdist, xadj, received[:, 1].copy(), None, None, name=path.name)
 
+
+
+def write_partition(comm, path, part):
+    """Write the one partition file: every rank its own lines, at its offset, then one rename.
+
+    Rank 0 creates a temporary file beside ``path``; each rank writes the
+    text of its part ids at the byte offset that the ranks before it fill
+    (an exclusive prefix sum of the text sizes), so the file lists the
+    vertices in global order; after a barrier rank 0 syncs it and renames
+    it over ``path`` atomically. An interrupted run never leaves a
+    truncated partition file in place of a good one.
+    """
+    channel = Channel(comm)
+    path = Path(path)
+    ids = np.asarray(part, dtype=np.int64)
+    text = ("\n".join(map(str, ids.tolist())) + "\n" if ids.size else "").encode("ascii")
+    offset = int(channel.exscan(np.array([len(text)]))[0])
+    temporary, problem = None, None
+    if channel.rank == 0:
+        try:
+            descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+            os.close(descriptor)
+        except OSError as exc:
+            problem = f"{path}: cannot write ({exc.strerror})"
+    agree(channel, problem)
+    temporary = comm.bcast(temporary, root=0)
+    descriptor = os.open(temporary, os.O_WRONLY)
+    try:
+        os.pwrite(descriptor, text, offset)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    comm.Barrier()
+    if channel.rank == 0:
+        os.replace(temporary, path)
+    comm.Barrier()

@@ -101,8 +101,7 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
         return np.zeros(xadj.size - 1, dtype=np.int64)
     levels, maps = _coarsen(channel, LocalGraph(channel, vtxdist, xadj, adjncy, vwgt, adjwgt),
                             k, imbalance, seed)
-    total = int(channel.allreduce(np.array([vwgt.sum()]))[0])
-    max_part_weight = max(int(np.floor((1.0 + imbalance) * total / k + 1e-9)), -(-total // k))
+    bound = max_part_weight(int(channel.allreduce(np.array([vwgt.sum()]))[0]), k, imbalance)
     channel.phase = "initial"
     part = initial_partition(levels[-1], k, imbalance, seed)
     for depth in range(len(levels) - 1, -1, -1):
@@ -111,17 +110,22 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
         if depth < len(levels) - 1:
             part = fetch(channel, levels[depth + 1].vtxdist, maps[depth], part)
         full = graph.halo.extend(part)
-        weights = balance(graph, full, k, max_part_weight, part_weights(graph, full, k))
+        weights = balance(graph, full, k, bound, part_weights(graph, full, k))
         for sweep in range(REFINEMENT_ROUNDS):
-            weights = local_fm(graph, full, k, max_part_weight, weights, seed + depth + sweep)
-            weights = refine(graph, full, k, max_part_weight, seed + depth + sweep)
-        balance(graph, full, k, max_part_weight, weights)
+            weights = local_fm(graph, full, k, bound, weights, seed + depth + sweep)
+            weights = refine(graph, full, k, bound, seed + depth + sweep)
+        balance(graph, full, k, bound, weights)
         part = full[:graph.n_local]
         if progress is not None:
             cut = local_cut(graph, full)
             progress(f"level {depth}: {graph.n} vertices, cut {cut}, heaviest part {weights.max()} "
-                     f"(bound {max_part_weight})")
+                     f"(bound {bound})")
     return part
+
+
+def max_part_weight(total, k, imbalance):
+    """The balance bound of :func:`partkit.metrics.max_part_weights` for one constraint of weight ``total``."""
+    return max(int(np.floor((1.0 + imbalance) * total / k + 1e-9)), -(-total // k))
 
 
 def local_cut(graph: LocalGraph, full_part):
