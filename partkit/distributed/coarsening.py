@@ -27,7 +27,7 @@ from partkit.distributed.kernels.random import batch_of
 
 #: Label propagation sweeps per level, and batches per sweep (rounds = their product).
 ITERATIONS = 3
-BATCHES = 16
+BATCHES = 8
 
 
 def cluster(graph: LocalGraph, max_weight, seed):

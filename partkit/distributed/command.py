@@ -58,7 +58,8 @@ def _run(comm, args):
     seconds = time.perf_counter() - start
     output = args.output or f"{args.file}.part.{args.k}"
     write_partition(comm, output, part)
-    result = _summary(channel, graph, part, args.k, args.imbalance)
+    channel.phase = "summary"
+    result = summary(channel, graph, part, args.k, args.imbalance)
     end_progress(printer)
     if comm.rank == 0:
         result.update({"file": args.file, "method": "distributed", "ranks": comm.size,
@@ -76,8 +77,15 @@ def _run(comm, args):
     return EXIT_OK if result["balanced"] else EXIT_INFEASIBLE
 
 
-def _summary(channel, graph, part, k, imbalance):
-    """Cut, imbalance and communication volume of the distributed partition (collective)."""
+def summary(channel, graph, part, k, imbalance):
+    """Cut, imbalance, communication volume and balance of a distributed partition (collective).
+
+    Parameters
+    ----------
+    channel : partkit.distributed.comm.Channel
+    graph : partkit.distributed.DistributedGraph
+    part : int64 array, shape (graph.n_local,)
+    """
     vwgt = np.ones(graph.n_local, dtype=np.int64) if graph.vwgt is None else graph.vwgt
     adjwgt = np.ones(graph.adjncy.size, dtype=np.int64) if graph.adjwgt is None else graph.adjwgt
     neighbour_part = fetch(channel, graph.vtxdist, graph.adjncy, part)
