@@ -169,3 +169,25 @@ def test_cli_under_mpi_reports_bad_input_once(tmp_path):
     result = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stderr.count("partkit: error:") == 1 and "k must be an integer in 1..n=3" in result.stderr
+
+
+def test_prediction_scales_the_measured_exchanges():
+    from types import SimpleNamespace
+
+    from partkit.collectives import best_allreduce
+    from partkit.distributed.cost import phase_totals, predict
+
+    alpha, beta = 1e-6, 1e9
+    log = [SimpleNamespace(phase="coarsen 0", kind="alltoallv", words=1000, messages=3),
+           SimpleNamespace(phase="coarsen 0", kind="allreduce", words=64, messages=0)]
+    totals = phase_totals(log)
+    assert totals == {"coarsen 0": {"alltoallv": [1, 1000, 3], "allreduce": [1, 64, 0]}}
+    measured = [totals] * 4  # four ranks, the same log
+    at4 = predict(measured, 4, alpha=alpha, beta=beta)["coarsen 0"]
+    assert at4 == pytest.approx(3 * alpha + 8000 / beta + best_allreduce(4, 512, alpha, beta)[1])
+    at64 = predict(measured, 64, alpha=alpha, beta=beta)["coarsen 0"]  # 62.5 words to 62.5 ranks
+    assert at64 == pytest.approx(62.5 * alpha + 500 / beta + best_allreduce(64, 512, alpha, beta)[1])
+    geometric = predict(measured, 1024, alpha=alpha, beta=beta, ordering="geometric")
+    words = 1000 * (4 / 1024) ** (2 / 3)
+    assert geometric["total"] == pytest.approx(min(26, words) * alpha + 8 * words / beta
+                                               + best_allreduce(1024, 512, alpha, beta)[1])
