@@ -12,6 +12,7 @@ import pytest
 
 from partkit.distributed.launch import mpiexec_command, world_size
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HAVE_MPI = importlib.util.find_spec("mpi4py") is not None
 needs_mpi = pytest.mark.skipif(not HAVE_MPI, reason="mpi4py is not installed (pip install 'partkit[mpi]')")
 
@@ -19,7 +20,7 @@ needs_mpi = pytest.mark.skipif(not HAVE_MPI, reason="mpi4py is not installed (pi
 def run_mpi(nprocs, argv, timeout=120):
     """Run ``argv`` on ``nprocs`` ranks; return stdout (fails the test on a non-zero exit)."""
     command, environ = mpiexec_command(nprocs, argv)
-    environ["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(__file__)),
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT,
                                                           environ.get("PYTHONPATH")]))
     result = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=timeout)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -35,7 +36,7 @@ def test_serial_package_does_not_import_mpi4py():
             "partkit.partition(grid2d(6, 6), 2); "
             "from partkit.cli import build_parser; build_parser(); print('mpi4py' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(__file__))})
+                            env={**os.environ, "PYTHONPATH": ROOT})
     assert result.stdout.strip() == "False", result.stderr
 
 
@@ -53,56 +54,70 @@ from mpi4py import MPI
 from partkit.distributed import read_graph
 from partkit.io import read_graph as read_serial
 comm = MPI.COMM_WORLD
-g = read_graph(comm, sys.argv[1])
-blocks = comm.gather((g.vtxdist.tolist(), np.diff(g.xadj), g.adjncy), root=0)
+results = {}
+for path in sys.argv[1:]:
+    g = read_graph(comm, path)
+    blocks = comm.gather((g.vtxdist.tolist(), np.diff(g.xadj), g.adjncy), root=0)
+    if comm.rank == 0:
+        s = read_serial(path)
+        degrees = np.concatenate([b[1] for b in blocks])
+        adjncy = np.concatenate([b[2] for b in blocks])
+        ends = np.cumsum(degrees)
+        rows = [np.sort(adjncy[a:b]) for a, b in zip(ends - degrees, ends)]
+        serial = [np.sort(s.adjncy[s.xadj[v]:s.xadj[v + 1]]) for v in range(s.n)]
+        same = len(rows) == s.n and all(np.array_equal(a, b) for a, b in zip(rows, serial))
+        results[path] = {"vtxdist": blocks[0][0], "same": same}
 if comm.rank == 0:
-    s = read_serial(sys.argv[1])
-    degrees = np.concatenate([b[1] for b in blocks])
-    adjncy = np.concatenate([b[2] for b in blocks])
-    rows = [np.sort(adjncy[a:b]) for a, b in zip(np.cumsum(degrees) - degrees, np.cumsum(degrees))]
-    serial = [np.sort(s.adjncy[s.xadj[v]:s.xadj[v + 1]]) for v in range(s.n)]
-    same = len(rows) == s.n and all(np.array_equal(a, b) for a, b in zip(rows, serial))
-    print(json.dumps({"vtxdist": blocks[0][0], "same": same}))
+    print(json.dumps(results))
 """
 
 
 @needs_mpi
-@pytest.mark.parametrize("name", ["4elt.graph", "bcsstk13.mtx", "west0067.mtx"])
-def test_read_graph_blocks_equal_the_serial_reader(shared_data, name):
-    result = json.loads(run_script(3, READ_AND_COMPARE, shared_data / name))
-    assert result["same"]
-    sizes = np.diff(result["vtxdist"])
-    assert len(sizes) == 3 and sizes.min() > 0
+def test_read_graph_blocks_equal_the_serial_reader(shared_data):
+    paths = [str(shared_data / name) for name in ("4elt.graph", "bcsstk13.mtx", "west0067.mtx")]
+    results = json.loads(run_script(3, READ_AND_COMPARE, *paths))
+    for path in paths:
+        assert results[path]["same"], path
+        sizes = np.diff(results[path]["vtxdist"])
+        assert len(sizes) == 3 and sizes.min() > 0
 
 
-READ_ERROR = """
+READ_ERRORS = """
 import json, sys
 from mpi4py import MPI
 from partkit.distributed import read_graph
 from partkit.errors import InputError
-try:
-    read_graph(MPI.COMM_WORLD, sys.argv[1])
-    message = None
-except InputError as exc:
-    message = str(exc)
-messages = MPI.COMM_WORLD.gather(message, root=0)
+messages = []
+for path in sys.argv[1:]:
+    try:
+        read_graph(MPI.COMM_WORLD, path)
+        messages.append(None)
+    except InputError as exc:
+        messages.append(str(exc))
+gathered = MPI.COMM_WORLD.gather(messages, root=0)
 if MPI.COMM_WORLD.rank == 0:
-    print(json.dumps(messages))
+    print(json.dumps(gathered))
 """
 
-
-@needs_mpi
-@pytest.mark.parametrize("text, message", [
+BAD_GRAPHS = [
     ("3 2\n2\n1 3\n2 9\n", "line 4: neighbour 9 is outside 1..3"),
     ("3 2\n2\n1 3\n2\n\n1\n", "found more vertex lines"),
     ("3 3\n2\n1 3\n2\n", "the header declares 3 edges"),
     ("3 2\n% comment\n2\n1 x\n2\n", "line 4: token 2 is not an integer"),
-])
-def test_read_graph_errors_reach_every_rank(tmp_path, text, message):
-    path = tmp_path / "bad.graph"
-    path.write_text(text)
-    messages = json.loads(run_script(2, READ_ERROR, path))
-    assert len(messages) == 2 and all(message in m and "bad.graph" in m for m in messages), messages
+    ("3 2 1\n2 1\n1 1 3 -1\n2 -1\n", "negative vertex or edge weight"),
+]
+
+
+@needs_mpi
+def test_read_graph_errors_reach_every_rank(tmp_path):
+    paths = []
+    for number, (text, _) in enumerate(BAD_GRAPHS):
+        paths.append(tmp_path / f"bad{number}.graph")
+        paths[-1].write_text(text)
+    per_rank = json.loads(run_script(2, READ_ERRORS, *paths))
+    for number, (_, message) in enumerate(BAD_GRAPHS):
+        for messages in per_rank:
+            assert message in messages[number] and f"bad{number}.graph" in messages[number], messages[number]
 
 
 PARTITION_TWICE = """
@@ -165,7 +180,7 @@ def test_cli_under_mpi_reports_bad_input_once(tmp_path):
     path = tmp_path / "tiny.graph"
     path.write_text("3 2\n2\n1 3\n2\n")
     command, environ = mpiexec_command(2, [sys.executable, "-m", "partkit", "partition", str(path), "-k", "5"])
-    environ["PYTHONPATH"] = os.path.dirname(os.path.dirname(__file__))
+    environ["PYTHONPATH"] = ROOT
     result = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stderr.count("partkit: error:") == 1 and "k must be an integer in 1..n=3" in result.stderr
@@ -191,3 +206,22 @@ def test_prediction_scales_the_measured_exchanges():
     words = 1000 * (4 / 1024) ** (2 / 3)
     assert geometric["total"] == pytest.approx(min(26, words) * alpha + 8 * words / beta
                                                + best_allreduce(1024, 512, alpha, beta)[1])
+
+
+@needs_mpi
+def test_benchmark_runs_end_to_end(tmp_path):
+    from partkit.generators import grid2d
+    from partkit.io import write_metis_graph
+
+    path = tmp_path / "grid.graph"
+    write_metis_graph(path, grid2d(100, 60))
+    out = tmp_path / "result.json"
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "distributed.py"), "--graphs", str(path),
+                          "-k", "2", "--ranks", "2", "--data", str(tmp_path), "--json", str(out)],
+                         capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": ROOT})
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["same_partition_twice"] and row["recomputed"]["cut"] == row["distributed"]["cut"]
+    assert row["recomputed"]["balanced"] and set(row["predicted_seconds"]) == {"64", "256", "1024"}
+    assert "predicted communication seconds" in run.stdout
