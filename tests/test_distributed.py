@@ -157,6 +157,39 @@ def test_partition_is_balanced_deterministic_and_close_to_serial(nprocs):
     assert result["cut"] <= 1.2 * result["serial"], result
 
 
+UNEVEN_BLOCKS = """
+import json
+import numpy as np
+from mpi4py import MPI
+from partkit.distributed import partition
+from partkit.generators import grid2d
+comm = MPI.COMM_WORLD
+
+def run(graph, vtxdist, k, vwgt=None):
+    a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
+    part = partition(comm, vtxdist, graph.xadj[a:b + 1] - graph.xadj[a], graph.adjncy[graph.xadj[a]:graph.xadj[b]],
+                     k, vwgt=None if vwgt is None else vwgt[a:b])
+    return np.concatenate(comm.allgather(part))
+
+grid = grid2d(100, 50)
+lopsided = run(grid, np.array([0] * comm.size + [grid.n]), 2)  # every vertex on the last rank
+tiny = run(grid2d(2, 1), np.minimum(np.arange(comm.size + 1), 2), 2)  # more ranks than vertices
+vwgt = np.arange(grid.n) % 7 + 1
+weighted = run(grid, np.linspace(0, grid.n, comm.size + 1).astype(np.int64), 5, vwgt)
+if comm.rank == 0:
+    print(json.dumps({"lopsided": np.bincount(lopsided).tolist(), "tiny": sorted(tiny.tolist()),
+                      "weighted": np.bincount(weighted, weights=vwgt).tolist(),
+                      "weighted_bound": int(np.floor(1.03 * vwgt.sum() / 5))}))
+"""
+
+
+@needs_mpi
+def test_partition_handles_empty_ranks_and_vertex_weights():
+    result = json.loads(run_script(3, UNEVEN_BLOCKS))
+    assert result["lopsided"] == [2500, 2500] and result["tiny"] == [0, 1]
+    assert len(result["weighted"]) == 5 and max(result["weighted"]) <= result["weighted_bound"]
+
+
 @needs_mpi
 def test_cli_under_mpi_writes_the_partition_its_summary_describes(tmp_path):
     from partkit.generators import grid2d
@@ -176,14 +209,18 @@ def test_cli_under_mpi_writes_the_partition_its_summary_describes(tmp_path):
 
 
 @needs_mpi
-def test_cli_under_mpi_reports_bad_input_once(tmp_path):
+@pytest.mark.parametrize("text, k, message", [
+    ("3 2\n2\n1 3\n2\n", 5, "k must be an integer in 1..n=3"),
+    ("3 2\n2\n1 3\n1\n", 2, "the adjacency is not symmetric"),
+])
+def test_cli_under_mpi_reports_bad_input_once(tmp_path, text, k, message):
     path = tmp_path / "tiny.graph"
-    path.write_text("3 2\n2\n1 3\n2\n")
-    command, environ = mpiexec_command(2, [sys.executable, "-m", "partkit", "partition", str(path), "-k", "5"])
+    path.write_text(text)
+    command, environ = mpiexec_command(2, [sys.executable, "-m", "partkit", "partition", str(path), "-k", str(k)])
     environ["PYTHONPATH"] = ROOT
     result = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
-    assert result.stderr.count("partkit: error:") == 1 and "k must be an integer in 1..n=3" in result.stderr
+    assert result.stderr.count("partkit: error:") == 1 and message in result.stderr, result.stderr
 
 
 def test_prediction_scales_the_measured_exchanges():

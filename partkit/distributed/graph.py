@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from partkit.distributed.halo import Halo
+from partkit.distributed.halo import Halo, owner_of
 from partkit.errors import InputError
 
 
@@ -109,7 +109,30 @@ def check_block(channel, vtxdist, xadj, adjncy, vwgt, adjwgt, name="graph"):
         elif np.any(vwgt < 0) or np.any(adjwgt < 0):
             problem = f"{name}: negative vertex or edge weight on rank {channel.rank}"
     agree(channel, problem)
+    agree(channel, _asymmetry(channel, vtxdist, xadj, adjncy, adjwgt, name))
     return vtxdist, xadj, adjncy, vwgt, adjwgt
+
+
+def _asymmetry(channel, vtxdist, xadj, adjncy, adjwgt, name):
+    """A problem message if some edge is not listed from both ends with the same weight, else None.
+
+    Every entry ``(v, u, w)`` travels to the owner of ``u`` as ``(u, v, w)``
+    (one Alltoallv); a symmetric graph gives every rank back exactly its own
+    entries.
+    """
+    first = int(vtxdist[channel.rank])
+    sources = np.repeat(np.arange(first, first + xadj.size - 1), np.diff(xadj))
+    mirrored, _, _, _ = channel.route(owner_of(vtxdist, adjncy), np.stack([adjncy, sources, adjwgt], axis=1))
+    own = np.stack([sources, adjncy, adjwgt], axis=1)
+    own = own[np.lexsort(own.T[::-1])]
+    mirrored = mirrored[np.lexsort(mirrored.T[::-1])]
+    if own.shape == mirrored.shape and np.array_equal(own, mirrored):
+        return None
+    if own.shape != mirrored.shape:
+        return f"{name}: the adjacency is not symmetric (rank {channel.rank} lists {own.shape[0]} entries, its vertices appear in {mirrored.shape[0]} lists)"
+    v, u, w = own[np.argmax(np.any(own != mirrored, axis=1))]
+    return f"{name}: the adjacency is not symmetric: vertex {v} lists {u} (weight {w}) but not the reverse with that weight"
+
 
 
 def agree(channel, problem):

@@ -37,7 +37,8 @@ def partition(comm, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalan
     xadj : array_like of int, shape (n_local + 1,)
     adjncy : array_like of int
         Neighbours of the owned vertices as global ids; the adjacency must be
-        symmetric over the whole graph (each edge listed from both ends).
+        symmetric over the whole graph (each edge listed from both ends, with
+        the same weight), which is checked.
     k : int
     vwgt : array_like of int, shape (n_local,), optional
         Vertex weights (one constraint); default 1.
@@ -99,9 +100,9 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
     agree(channel, problem)
     if k == 1:
         return np.zeros(xadj.size - 1, dtype=np.int64)
-    levels, maps = _coarsen(channel, LocalGraph(channel, vtxdist, xadj, adjncy, vwgt, adjwgt),
-                            k, imbalance, seed)
-    bound = max_part_weight(int(channel.allreduce(np.array([vwgt.sum()]))[0]), k, imbalance)
+    total = int(channel.allreduce(np.array([vwgt.sum()]))[0])
+    levels, maps = _coarsen(LocalGraph(channel, vtxdist, xadj, adjncy, vwgt, adjwgt), k, total, imbalance, seed)
+    bound = max_part_weight(total, k, imbalance)
     channel.phase = "initial"
     part = initial_partition(levels[-1], k, imbalance, seed)
     for depth in range(len(levels) - 1, -1, -1):
@@ -129,15 +130,16 @@ def max_part_weight(total, k, imbalance):
 
 
 def local_cut(graph: LocalGraph, full_part):
-    """The edge cut of the whole graph (Allreduce of every rank's share; cut edges between ranks count half)."""
+    """The edge cut of the whole graph: every rank sums its rows' cut entries (each edge is listed
+    from both ends, so the Allreduce counts it twice)."""
     sources = np.repeat(np.arange(graph.n_local), np.diff(graph.xadj))
     crossing = full_part[sources] != full_part[graph.adjacency]
     return int(graph.channel.allreduce(np.array([graph.adjwgt[crossing].sum()]))[0]) // 2
 
 
-def _coarsen(channel, fine, k, imbalance, seed):
+def _coarsen(fine, k, total, imbalance, seed):
     """The hierarchy of graphs (finest first) and the fine-to-coarse maps between them."""
-    total = int(channel.allreduce(np.array([fine.vwgt.sum()]))[0])
+    channel = fine.channel
     levels, maps = [fine], []
     while levels[-1].n > COARSEST_PER_PART * k and len(levels) < MAX_LEVELS:
         graph = levels[-1]
