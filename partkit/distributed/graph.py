@@ -120,19 +120,22 @@ def _asymmetry(channel, vtxdist, xadj, adjncy, adjwgt, name):
     (one Alltoallv); a symmetric graph gives every rank back exactly its own
     entries.
     """
+    n = int(vtxdist[-1])
     first = int(vtxdist[channel.rank])
     sources = np.repeat(np.arange(first, first + xadj.size - 1), np.diff(xadj))
-    mirrored, _, _, _ = channel.route(owner_of(vtxdist, adjncy), np.stack([adjncy, sources, adjwgt], axis=1))
-    own = np.stack([sources, adjncy, adjwgt], axis=1)
-    own = own[np.lexsort(own.T[::-1])]
-    mirrored = mirrored[np.lexsort(mirrored.T[::-1])]
+    mirrored, _, _, _ = channel.route(owner_of(vtxdist, adjncy), np.stack([adjncy * n + sources, adjwgt], axis=1))
+    own = np.stack([sources * n + adjncy, adjwgt], axis=1)
+    del sources
+    own = own[np.lexsort((own[:, 1], own[:, 0]))]
+    mirrored = mirrored[np.lexsort((mirrored[:, 1], mirrored[:, 0]))]
     if own.shape == mirrored.shape and np.array_equal(own, mirrored):
         return None
     if own.shape != mirrored.shape:
-        return f"{name}: the adjacency is not symmetric (rank {channel.rank} lists {own.shape[0]} entries, its vertices appear in {mirrored.shape[0]} lists)"
-    v, u, w = own[np.argmax(np.any(own != mirrored, axis=1))]
-    return f"{name}: the adjacency is not symmetric: vertex {v} lists {u} (weight {w}) but not the reverse with that weight"
-
+        return (f"{name}: the adjacency is not symmetric (rank {channel.rank} lists {own.shape[0]} entries, "
+                f"its vertices appear in {mirrored.shape[0]} lists)")
+    key, w = own[np.argmax(np.any(own != mirrored, axis=1))]
+    return (f"{name}: the adjacency is not symmetric: vertex {key // n} lists {key % n} (weight {w}) "
+            "but not the reverse with that weight")
 
 
 def agree(channel, problem):

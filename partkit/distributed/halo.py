@@ -41,7 +41,8 @@ class Halo:
         first, last = int(vtxdist[channel.rank]), int(vtxdist[channel.rank + 1])
         self.n_local = last - first
         remote = (adjncy < first) | (adjncy >= last)
-        self.ghosts = np.unique(adjncy[remote])
+        ghosts = np.sort(adjncy[remote])  # (np.unique's hash path is several times slower here)
+        self.ghosts = ghosts[np.concatenate([[True], ghosts[1:] != ghosts[:-1]])] if ghosts.size else ghosts
         self.adjacency = adjncy - first
         self.adjacency[remote] = self.n_local + np.searchsorted(self.ghosts, adjncy[remote])
         self.recv_counts = np.bincount(owner_of(vtxdist, self.ghosts),
