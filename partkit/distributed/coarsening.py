@@ -58,15 +58,12 @@ def cluster(graph: LocalGraph, max_weight, seed):
             moved = movers[accepted[:movers.size] == 1]
             departures = np.stack([label[moved], -graph.vwgt[moved], np.zeros_like(moved)], axis=1)
             label[moved] = target[moved]
-            label_weight = _label_weights(graph, label[:graph.n_local], cluster_weight)
-            label[graph.n_local:] = graph.halo.exchange(label[:graph.n_local])
+            # the ghosts' labels and the weights of everyone's clusters, in one halo exchange
+            weights = fetch(channel, graph.vtxdist, label[:graph.n_local], cluster_weight)
+            ghosts = graph.halo.exchange(np.stack([label[:graph.n_local], weights], axis=1))
+            label[graph.n_local:] = ghosts[:, 0]
+            label_weight = np.concatenate([weights, ghosts[:, 1]])
     return label[:graph.n_local]
-
-
-def _label_weights(graph, own_labels, cluster_weight):
-    """The current weight of the cluster of every owned and ghost vertex."""
-    weights = fetch(graph.channel, graph.vtxdist, own_labels, cluster_weight)
-    return graph.halo.extend(weights)
 
 
 def contract(graph: LocalGraph, labels):
