@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from partkit.collectives import best_allreduce, lower_bound
+from partkit.errors import InputError
 
 #: Largest number of neighbouring ranks of a 3D block decomposition (faces, edges, corners).
 GEOMETRIC_NEIGHBOURS = 26
@@ -62,6 +63,8 @@ def predict(per_rank, nranks, *, alpha=2e-6, beta=1e10, word_size=8, ordering="r
     dict
         ``{phase: seconds}`` in the measured phase order, and ``"total"``.
     """
+    if ordering not in ORDERINGS:
+        raise InputError(f"ordering must be one of {', '.join(ORDERINGS)}, got {ordering!r}")
     measured = len(per_rank)
     N = int(nranks)
     shrink = measured / N if ordering == "random" else (measured / N) ** (2 / 3)

@@ -83,7 +83,16 @@ def _header(path, handle, is_header):
 
 
 def _my_lines(channel, handle, body_start):
-    """This rank's whole lines of the body: (bytes, number of the first line's predecessor lines)."""
+    """This rank's whole lines of the body.
+
+    Returns
+    -------
+    data : bytes
+    lines : int
+        Number of lines in ``data`` (a last line without a newline counts).
+    before : int
+        Lines of the body held by the lower ranks (for line numbers in errors).
+    """
     size = os.fstat(handle.fileno()).st_size
     body = size - body_start
     start = body_start + body * channel.rank // channel.size
