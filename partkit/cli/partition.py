@@ -41,7 +41,13 @@ def register(subparsers):
 
 
 def run(args):
-    """Partition, write the partition file, print the metrics."""
+    """Partition, write the partition file, print the metrics (on all ranks when launched under MPI)."""
+    from partkit.distributed.launch import world_size
+
+    if world_size() > 1:
+        from partkit.distributed.command import run as run_distributed
+
+        return run_distributed(args)
     from partkit.api import partition
     from partkit.errors import InfeasibleBalanceWarning
     from partkit.io import write_partition

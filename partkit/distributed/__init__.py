@@ -1,0 +1,26 @@
+"""Distributed partitioning on MPI (mpi4py): ParMETIS-style entry point and parallel reading.
+
+Import this package only under MPI: its modules import mpi4py (the serial
+package never does). Run with ``mpiexec -n P python ...`` or
+``mpiexec -n P partkit partition FILE -k K``.
+
+* :func:`partition` -- ``partition(comm, vtxdist, xadj, adjncy, k, ...)``, the
+  part ids of this rank's vertices;
+* :func:`read_graph` -- every rank reads its own row block of a file;
+* :class:`DistributedGraph` -- such a block.
+"""
+
+from partkit.distributed.graph import DistributedGraph
+
+__all__ = ["DistributedGraph", "partition", "read_graph"]
+
+
+def __getattr__(name):
+    # the MPI-using modules load on first use, so that partkit.distributed.launch stays mpi4py-free
+    if name == "partition":
+        from partkit.distributed.multilevel import partition
+        return partition
+    if name == "read_graph":
+        from partkit.distributed.io import read_graph
+        return read_graph
+    raise AttributeError(f"module 'partkit.distributed' has no attribute {name!r}")

@@ -1,0 +1,113 @@
+"""Distributed coarsening: size-constrained label propagation, then contraction.
+
+Clustering runs in synchronous rounds over batches of vertices. In a round
+every rank picks, for its vertices of the batch, the neighbouring cluster
+with the strongest connection among those light enough by the weights last
+known (:func:`~partkit.distributed.kernels.clustering.choose_clusters`).
+Joins go to the rank owning the cluster's leader, which accepts them in
+rank order while the cluster stays within the weight bound, so cluster
+weights never exceed it; departures from a cluster reach its owner with
+the next round's joins. After a round the ghosts' labels and the weights of
+all visible clusters are refreshed.
+
+Contraction numbers the non-empty clusters of each rank consecutively
+(coarse vertices stay on the rank owning the leader), sends every fine
+edge between two clusters to the owner of its source cluster, and merges
+parallel edges there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from partkit.distributed.graph import LocalGraph
+from partkit.distributed.halo import fetch, owner_of
+from partkit.distributed.kernels.clustering import accept_joins, choose_clusters
+from partkit.distributed.kernels.random import batch_of
+
+#: Label propagation sweeps per level, and batches per sweep (rounds = their product).
+ITERATIONS = 3
+BATCHES = 8
+
+
+def cluster(graph: LocalGraph, max_weight, seed):
+    """Cluster labels (global ids of leaders) of the owned vertices.
+
+    No cluster weighs more than ``max_weight`` (unless a single vertex does).
+    """
+    channel = graph.channel
+    label = graph.global_ids()
+    cluster_weight = graph.vwgt.copy()  # clusters led by owned vertices
+    label_weight = graph.halo.extend(graph.vwgt)
+    batch = batch_of(label, BATCHES, seed)
+    departures = np.empty((0, 3), dtype=np.int64)
+    for sweep in range(ITERATIONS):
+        for current in range(BATCHES):
+            target = choose_clusters(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, label,
+                                     label_weight, batch, current, max_weight,
+                                     seed + 1000 * sweep + current)
+            movers = np.flatnonzero(target >= 0)
+            joins = np.stack([target[movers], graph.vwgt[movers], np.ones_like(movers)], axis=1)
+            records = np.concatenate([joins, departures])
+            received, order, counts, recv_counts = channel.route(owner_of(graph.vtxdist, records[:, 0]),
+                                                                 records)
+            answers = accept_joins(received, cluster_weight, graph.first, max_weight)
+            replies, _ = channel.exchange(answers, recv_counts, recv_counts=counts)
+            accepted = np.empty_like(replies)
+            accepted[order] = replies
+            moved = movers[accepted[:movers.size] == 1]
+            departures = np.stack([label[moved], -graph.vwgt[moved], np.zeros_like(moved)], axis=1)
+            label[moved] = target[moved]
+            # the ghosts' labels and the weights of everyone's clusters, in one halo exchange
+            weights = fetch(channel, graph.vtxdist, label[:graph.n_local], cluster_weight)
+            ghosts = graph.halo.exchange(np.stack([label[:graph.n_local], weights], axis=1))
+            label[graph.n_local:] = ghosts[:, 0]
+            label_weight = np.concatenate([weights, ghosts[:, 1]])
+    return label[:graph.n_local]
+
+
+def contract(graph: LocalGraph, labels):
+    """The coarse graph of the clustering ``labels`` and the fine-to-coarse map.
+
+    Returns
+    -------
+    coarse : LocalGraph
+    cmap : int64 array, shape (n_local,)
+        Global coarse id of every owned fine vertex.
+    """
+    channel = graph.channel
+    records = np.stack([labels, graph.vwgt], axis=1)
+    received, order, counts, recv_counts = channel.route(owner_of(graph.vtxdist, labels), records)
+    leaders, slot = np.unique(received[:, 0], return_inverse=True)
+    coarse_first = int(channel.exscan(np.array([leaders.size]))[0])
+    sizes, _ = channel.allgather(np.array([leaders.size]))
+    vtxdist = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    coarse_vwgt = np.bincount(slot, weights=received[:, 1], minlength=leaders.size).astype(np.int64)
+    replies, _ = channel.exchange(coarse_first + slot, recv_counts, recv_counts=counts)
+    cmap = np.empty(graph.n_local, dtype=np.int64)
+    cmap[order] = replies
+    full_map = graph.halo.extend(cmap)
+    sources = np.repeat(cmap, np.diff(graph.xadj))
+    targets = full_map[graph.adjacency]
+    crossing = sources != targets
+    edges = np.stack([sources[crossing], targets[crossing], graph.adjwgt[crossing]], axis=1)
+    del sources, targets, crossing, full_map
+    received, _, _, _ = channel.route(owner_of(vtxdist, edges[:, 0]), edges)
+    del edges
+    xadj, adjncy, adjwgt = _merge_edges(received, coarse_first, leaders.size)
+    return LocalGraph(channel, vtxdist, xadj, adjncy, coarse_vwgt, adjwgt), cmap
+
+
+def _merge_edges(edges, first, n_local):
+    """CSR of ``(source, target, weight)`` rows with parallel edges summed."""
+    order = np.lexsort((edges[:, 1], edges[:, 0]))
+    edges = edges[order]
+    if edges.shape[0]:
+        starts = np.flatnonzero(np.concatenate([[True], np.any(np.diff(edges[:, :2], axis=0) != 0, axis=1)]))
+        adjwgt = np.add.reduceat(edges[:, 2], starts)
+        edges = edges[starts]
+    else:
+        adjwgt = np.zeros(0, dtype=np.int64)
+    degrees = np.bincount(edges[:, 0] - first, minlength=n_local)
+    xadj = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
+    return xadj, edges[:, 1].copy(), adjwgt.astype(np.int64)

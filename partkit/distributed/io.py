@@ -1,0 +1,286 @@
+"""Parallel reading: every rank reads only its own byte range of the file.
+
+A METIS graph file is split into ``size`` byte ranges of its body; each
+rank moves its range's start forward to the next line start, so the ranges
+are whole lines and every vertex line is read by exactly one rank. The
+ranks own the vertices of the lines they read (``vtxdist`` from the line
+counts), so the blocks hold about equal numbers of bytes, hence of edges.
+A Matrix Market file is split the same way into entry lines; the entries
+then travel (Alltoallv) to the ranks owning their rows in an even split.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from partkit.distributed.comm import Channel
+from partkit.distributed.graph import DistributedGraph, agree
+from partkit.distributed.halo import owner_of
+from partkit.io import (_parse_banner, _parse_graphblas_type, _parse_metis_header,  # the serial
+                        file_kind)  # reader's header rules, shared
+from partkit.native.text import count_tokens, parse_integers
+
+_HEAD_BYTES = 1 << 16
+
+
+def read_graph(comm, path):
+    """Read this rank's row block of a METIS graph or Matrix Market file.
+
+    No rank reads more than its share of the file (plus the header and one
+    partial line). METIS files keep their weights (one vertex weight
+    constraint); a Matrix Market matrix gives the graph of the symmetrised
+    pattern ``A + A^T`` without the diagonal, with unit weights.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+    path : str or path-like
+        ``.graph`` (METIS) or ``.mtx`` (Matrix Market coordinate); not compressed.
+
+    Returns
+    -------
+    DistributedGraph
+
+    Raises
+    ------
+    InputError
+        On every rank, naming the file and line, when the file is malformed.
+    """
+    channel = Channel(comm)
+    path = Path(path)
+    problem = None
+    if not path.is_file():
+        problem = f"{path}: no such file"
+    elif path.suffix == ".gz":
+        problem = f"{path}: compressed files cannot be read by byte ranges; decompress it first"
+    agree(channel, problem)
+    kind = file_kind(path)
+    if kind == "mesh":
+        agree(channel, f"{path}: METIS meshes are not read in parallel; convert to a graph first")
+    with open(path, "rb") as handle:
+        if kind == "matrixmarket":
+            return _read_matrix_market(channel, path, handle)
+        return _read_metis(channel, path, handle)
+
+
+# ------------------------------------------------------------ byte ranges
+def _header(path, handle, is_header):
+    """(line number, text, body offset) of the first line satisfying ``is_header``."""
+    handle.seek(0)
+    offset, number = 0, 0
+    while True:
+        line = handle.readline(_HEAD_BYTES)
+        if not line:
+            return None, None, offset
+        number += 1
+        offset += len(line)
+        if is_header(line):
+            return number, line.decode("ascii", errors="replace"), offset
+
+
+def _my_lines(channel, handle, body_start):
+    """This rank's whole lines of the body.
+
+    Returns
+    -------
+    data : bytes
+    lines : int
+        Number of lines in ``data`` (a last line without a newline counts).
+    before : int
+        Lines of the body held by the lower ranks (for line numbers in errors).
+    """
+    size = os.fstat(handle.fileno()).st_size
+    body = size - body_start
+    start = body_start + body * channel.rank // channel.size
+    if channel.rank > 0 and start < size:
+        handle.seek(start - 1)
+        start += len(handle.readline()) - 1  # to the next line start
+    starts, _ = channel.allgather(np.array([min(start, size)]))
+    end = int(starts[channel.rank + 1]) if channel.rank + 1 < channel.size else size
+    start = int(starts[channel.rank])
+    handle.seek(start)
+    data = handle.read(max(end - start, 0))
+    newlines = data.count(b"\n")
+    lines = newlines + (1 if data and not data.endswith(b"\n") else 0)
+    before = int(channel.exscan(np.array([lines]))[0])
+    return data, lines, before
+
+
+def _split_comments(data, lines):
+    """Drop ``%`` comment lines; return (body bytes, kept line count, 0-based index of each kept line)."""
+    if b"%" not in data:
+        return data, lines, None
+    rows = data.split(b"\n")[:lines]
+    keep = [i for i, row in enumerate(rows) if not row.lstrip().startswith(b"%")]
+    return b"\n".join(rows[i] for i in keep), len(keep), np.array(keep, dtype=np.int64)
+
+
+def _numbers(path, body, nlines, line_number):
+    """Token counts per line and the int64 tokens; a problem string on failure."""
+    buf = np.frombuffer(body, dtype=np.uint8)
+    counts = count_tokens(buf, max(nlines, 1))[:nlines] if nlines else np.zeros(0, dtype=np.int64)
+    values, bad = parse_integers(buf, int(counts.sum()))
+    if bad >= 0:
+        offsets = np.cumsum(counts)
+        line = int(np.searchsorted(offsets, bad, side="right"))
+        return counts, values, f"{path}: line {line_number(line)}: token {bad - (offsets[line - 1] if line else 0) + 1} is not an integer"
+    return counts, values, None
+
+
+# ------------------------------------------------------------------- METIS
+def _read_metis(channel, path, handle):
+    number, header, body_start = _header(path, handle, lambda line: line.strip() and not line.lstrip().startswith(b"%"))
+    if header is None:
+        agree(channel, f"{path}: empty file")
+    n, m, has_size, has_vwgt, has_ewgt, ncon = _parse_metis_header(path, number, header)
+    if has_vwgt and ncon > 1:
+        agree(channel, f"{path}: {ncon} vertex weight constraints; the distributed partitioner takes one")
+    data, lines, before = _my_lines(channel, handle, body_start)
+    body, nlines, kept = _split_comments(data, lines)
+    del data
+    line_number = (lambda i: number + before + 1 + (i if kept is None else int(kept[i])))  # noqa: E731
+    counts, values, problem = _numbers(path, body, nlines, line_number)
+    del body
+    sizes, _ = channel.allgather(np.array([nlines]))
+    first = int(sizes[:channel.rank].sum())
+    # lines past the n-th may only be blank (trailing empty lines)
+    surplus = max(0, min(nlines, first + nlines - n))
+    if problem is None and surplus and np.any(counts[nlines - surplus:]):
+        problem = f"{path}: line {line_number(nlines - surplus)}: the header declares {n} vertices, found more vertex lines"
+    if problem is None and sizes.sum() < n:
+        problem = f"{path}: the header declares {n} vertices, found {int(sizes.sum())} vertex lines"
+    lead = int(has_size) + (ncon if has_vwgt else 0)
+    step = 2 if has_ewgt else 1
+    mine = nlines - surplus
+    counts = counts[:mine]
+    bad = np.flatnonzero((counts < lead) | ((counts - lead) % step != 0))
+    if problem is None and bad.size:
+        problem = (f"{path}: line {line_number(int(bad[0]))}: expected {lead} vertex field(s) then "
+                   f"{'(neighbour, weight) pairs' if has_ewgt else 'neighbours'}, found {counts[bad[0]]} tokens")
+    agree(channel, problem)
+    owned = np.clip(n - (np.cumsum(sizes) - sizes), 0, sizes)
+    vtxdist = np.concatenate([[0], np.cumsum(owned)])
+    values = values[:int(counts.sum())]
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    row = np.repeat(np.arange(mine), counts)
+    position = np.arange(values.size) - offsets[row]
+    is_lead = position < lead
+    leads = values[is_lead].reshape(mine, lead)
+    vwgt = leads[:, int(has_size)].copy() if has_vwgt else None
+    neighbour = np.flatnonzero(~is_lead & ((position - lead) % step == 0))
+    adjncy = values[neighbour] - 1
+    adjwgt = values[neighbour + 1] if has_ewgt else None
+    xadj = np.concatenate([[0], np.cumsum((counts - lead) // step)]).astype(np.int64)
+    sources = row[neighbour] + first
+    problem = None
+    outside = np.flatnonzero((adjncy < 0) | (adjncy >= n))
+    loops = np.flatnonzero(adjncy == sources)
+    if outside.size:
+        problem = f"{path}: line {line_number(int(row[neighbour[outside[0]]]))}: neighbour {adjncy[outside[0]] + 1} is outside 1..{n}"
+    elif loops.size:
+        problem = f"{path}: line {line_number(int(row[neighbour[loops[0]]]))}: self loop (vertex {sources[loops[0]] + 1} lists itself)"
+    elif np.any(leads < 0) or (adjwgt is not None and np.any(adjwgt < 0)):
+        problem = f"{path}: negative vertex or edge weight (in lines {line_number(0)}..{line_number(max(mine - 1, 0))})"
+    agree(channel, problem)
+    entries = int(channel.allreduce(np.array([adjncy.size]))[0])
+    if entries != 2 * m:
+        agree(channel, f"{path}: the header declares {m} edges, the adjacency lists hold {entries} entries")
+    return DistributedGraph(vtxdist.astype(np.int64), xadj, adjncy, vwgt, adjwgt, name=path.name)
+
+
+# ----------------------------------------------------------- Matrix Market
+def _read_matrix_market(channel, path, handle):
+    handle.seek(0)
+    fmt, field, symmetry = _parse_banner(path, handle.readline(_HEAD_BYTES).decode("ascii", errors="replace"))
+    if fmt != "coordinate":
+        agree(channel, f"{path}: line 1: only coordinate Matrix Market files are read in parallel")
+    handle.seek(0)
+    for number, line in enumerate(iter(lambda: handle.readline(_HEAD_BYTES), b""), start=1):
+        if line.lower().startswith(b"%%graphblas type"):
+            _parse_graphblas_type(path, number, line.decode("ascii", errors="replace"), field, symmetry)
+        if line.strip() and not line.lstrip().startswith(b"%"):
+            break
+    number, header, body_start = _header(path, handle, lambda line: line.strip() and not line.lstrip().startswith(b"%"))
+    sizes = header.split() if header else []
+    if len(sizes) != 3 or not all(s.isdigit() for s in sizes):
+        agree(channel, f"{path}: line {number}: size line must be 'rows columns entries'")
+    nrows, ncols, nnz = map(int, sizes)
+    if nrows != ncols:
+        agree(channel, f"{path}: matrix is {nrows}x{ncols}; a graph needs a square matrix")
+    width = 2 + {"pattern": 0, "complex": 2}.get(field, 1)
+    data, lines, before = _my_lines(channel, handle, body_start)
+    body, nlines, kept = _split_comments(data, lines)
+    del data
+    line_number = (lambda i: number + before + 1 + (i if kept is None else int(kept[i])))  # noqa: E731
+    # entries are 'i j [value ...]': the first two tokens of every non-blank line
+    counts = count_tokens(np.frombuffer(body, dtype=np.uint8), max(nlines, 1))[:nlines]
+    tokens = np.array(body.split())
+    del body
+    starts = (np.cumsum(counts) - counts)[counts > 0]
+    problem = None
+    if np.any((counts > 0) & (counts != width)):
+        problem = (f"{path}: line {line_number(int(np.argmax((counts > 0) & (counts != width))))}: "
+                   f"a {field} entry has {width} tokens")
+    total = int(channel.allreduce(np.array([starts.size]))[0])
+    if problem is None and total != nnz:
+        problem = f"{path}: the size line declares {nnz} entries, found {total}"
+    ij = np.zeros((0, 2), dtype=np.int64)
+    if problem is None:
+        try:
+            ij = tokens[np.stack([starts, starts + 1], axis=1)].astype(np.int64) - 1
+        except ValueError:
+            problem = f"{path}: an index is not an integer (lines {line_number(0)}..{line_number(nlines - 1)})"
+    del tokens
+    if problem is None and ij.size and (ij.min() < 0 or ij.max() >= nrows):
+        problem = f"{path}: an index is outside 1..{nrows} (lines {line_number(0)}..{line_number(nlines - 1)})"
+    agree(channel, problem)
+    ij = ij[ij[:, 0] != ij[:, 1]]
+    edges = np.concatenate([ij, ij[:, ::-1]])
+    vtxdist = (np.arange(channel.size + 1, dtype=np.int64) * nrows) // channel.size
+    received, _, _, _ = channel.route(owner_of(vtxdist, edges[:, 0]), edges)
+    received = np.unique(received, axis=0)
+    first = int(vtxdist[channel.rank])
+    degrees = np.bincount(received[:, 0] - first, minlength=int(vtxdist[channel.rank + 1]) - first)
+    xadj = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
+    return DistributedGraph(vtxdist, xadj, received[:, 1].copy(), None, None, name=path.name)
+
+
+
+def write_partition(comm, path, part):
+    """Write the one partition file: every rank its own lines, at its offset, then one rename.
+
+    Rank 0 creates a temporary file beside ``path``; each rank writes the
+    text of its part ids at the byte offset that the ranks before it fill
+    (an exclusive prefix sum of the text sizes), so the file lists the
+    vertices in global order; after a barrier rank 0 syncs it and renames
+    it over ``path`` atomically. An interrupted run never leaves a
+    truncated partition file in place of a good one.
+    """
+    channel = Channel(comm)
+    path = Path(path)
+    ids = np.asarray(part, dtype=np.int64)
+    text = ("\n".join(map(str, ids.tolist())) + "\n" if ids.size else "").encode("ascii")
+    offset = int(channel.exscan(np.array([len(text)]))[0])
+    temporary, problem = None, None
+    if channel.rank == 0:
+        try:
+            descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+            os.close(descriptor)
+        except OSError as exc:
+            problem = f"{path}: cannot write ({exc.strerror})"
+    agree(channel, problem)
+    temporary = comm.bcast(temporary, root=0)
+    descriptor = os.open(temporary, os.O_WRONLY)
+    try:
+        os.pwrite(descriptor, text, offset)
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    comm.Barrier()
+    if channel.rank == 0:
+        os.replace(temporary, path)
+    comm.Barrier()

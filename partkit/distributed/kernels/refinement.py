@@ -1,0 +1,128 @@
+"""Kernels of distributed label-propagation refinement and of the balancer."""
+
+import numpy as np
+from numba import njit
+
+from partkit.distributed.kernels.random import mix
+
+
+@njit(cache=True)
+def _connections(xadj, adjacency, adjwgt, part, v, conn, touched):
+    """Fill ``conn[p]`` with the edge weight from ``v`` to part ``p``; return how many parts were touched."""
+    count = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        p = part[adjacency[e]]
+        if conn[p] == 0:
+            touched[count] = p
+            count += 1
+        conn[p] += adjwgt[e]
+    return count
+
+
+@njit(cache=True)
+def choose_moves(xadj, adjacency, adjwgt, vwgt, part, batch, current_batch, part_weight,
+                 max_part_weight, seed):
+    """The part each owned vertex of ``current_batch`` gains most by joining, or -1.
+
+    Only moves with a positive cut gain into a part that stays within
+    ``max_part_weight`` (by the current, global ``part_weight``) are
+    proposed; among equal gains a hash of ``(seed, vertex, part)`` decides.
+    """
+    n_local = xadj.size - 1
+    k = part_weight.size
+    target = np.full(n_local, -1, dtype=np.int64)
+    conn = np.zeros(k, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    for v in range(n_local):
+        if batch[v] != current_batch:
+            continue
+        count = _connections(xadj, adjacency, adjwgt, part, v, conn, touched)
+        own = part[v]
+        best, best_conn, best_key = own, conn[own], -1
+        for i in range(count):
+            p = touched[i]
+            if p == own or part_weight[p] + vwgt[v] > max_part_weight:
+                continue
+            key = mix(seed, v, p)
+            if conn[p] > best_conn or (conn[p] == best_conn and best != own and key > best_key):
+                best, best_conn, best_key = p, conn[p], key
+        if best != own:
+            target[v] = best
+        for i in range(count):
+            conn[touched[i]] = 0
+    return target
+
+
+@njit(cache=True)
+def accept_in_order(target, vwgt, room):
+    """Accept proposed moves in vertex order while each target part has ``room`` left.
+
+    ``room[p]`` is what the part may still take from this rank (its bound
+    minus its weight minus what lower ranks proposed); updated in place.
+    Returns the accepted targets (-1 where rejected or not proposed).
+    """
+    accepted = np.full(target.size, -1, dtype=np.int64)
+    for v in range(target.size):
+        p = target[v]
+        if p >= 0 and vwgt[v] <= room[p]:
+            room[p] -= vwgt[v]
+            accepted[v] = p
+    return accepted
+
+
+@njit(cache=True)
+def balance_candidates(xadj, adjacency, adjwgt, vwgt, part, part_weight, max_part_weight):
+    """For every owned vertex of an overloaded part: the best part to move it to, and the cut gain.
+
+    The target is the adjacent part with room for the vertex that the
+    vertex is most connected to, else the lightest part. Returns
+    ``(vertex, source, target, gain, weight)`` rows.
+    """
+    n_local = xadj.size - 1
+    k = part_weight.size
+    conn = np.zeros(k, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    lightest = np.argmin(part_weight)
+    count_rows = 0
+    for v in range(n_local):
+        if part_weight[part[v]] > max_part_weight:
+            count_rows += 1
+    rows = np.empty((count_rows, 5), dtype=np.int64)
+    r = 0
+    for v in range(n_local):
+        own = part[v]
+        if part_weight[own] <= max_part_weight:
+            continue
+        count = _connections(xadj, adjacency, adjwgt, part, v, conn, touched)
+        best, best_conn = lightest, conn[lightest]
+        for i in range(count):
+            p = touched[i]
+            if p != own and part_weight[p] + vwgt[v] <= max_part_weight and conn[p] > best_conn:
+                best, best_conn = p, conn[p]
+        rows[r, 0] = v
+        rows[r, 1] = own
+        rows[r, 2] = best
+        rows[r, 3] = best_conn - conn[own]
+        rows[r, 4] = vwgt[v]
+        r += 1
+        for i in range(count):
+            conn[touched[i]] = 0
+    return rows
+
+
+@njit(cache=True)
+def select_balancing_moves(rows, part_weight, max_part_weight):
+    """Take candidate moves in row order while the source is overloaded and the target has room.
+
+    Every rank runs this on the same gathered rows, so all agree on the
+    moves and on the new ``part_weight`` (updated in place). Returns 1 for
+    a taken row.
+    """
+    taken = np.zeros(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        source, target, weight = rows[i, 1], rows[i, 2], rows[i, 4]
+        if part_weight[source] > max_part_weight and part_weight[target] + weight <= max_part_weight:
+            part_weight[source] -= weight
+            part_weight[target] += weight
+            taken[i] = 1
+    return taken

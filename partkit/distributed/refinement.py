@@ -1,0 +1,139 @@
+"""Distributed refinement: label propagation on the parts, and a balancer.
+
+Refinement rounds visit one batch of vertices on every rank at once. Each
+rank proposes positive-gain moves into parts with room by the global part
+weights; an exclusive prefix sum (Exscan) of the weight proposed into each
+part tells every rank how much room lower ranks already claimed, so the
+moves accepted in rank order never overload a part. An Allreduce of the
+weight moved keeps the part weights global, and a halo exchange the
+ghosts' parts.
+
+The balancer runs when a part is over the bound (after projection from a
+coarser level, or from the initial partition): each rank lists its
+vertices of overloaded parts with their best target, every rank gathers
+the lists and takes the same moves, best gain first, until the sources
+are within the bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from partkit.distributed.graph import LocalGraph
+from partkit.distributed.kernels.random import batch_of
+from partkit.distributed.kernels.refinement import (accept_in_order, balance_candidates, choose_moves,
+                                                    select_balancing_moves)
+from partkit.native.kway_fm import kway_fm_refine  # the serial engine's k-way FM, on each rank's block
+from partkit.native.kway_refine import boundary_vertices
+
+#: Refinement sweeps per level and batches per sweep.
+ITERATIONS = 4
+BATCHES = 4
+#: k-way FM passes of the local refinement, and its cap on fruitless moves per pass.
+FM_PASSES = 3
+FM_MAX_BAD = 1000
+#: Vertex weight that pins a ghost: no part has room for it, so local FM never moves it.
+PINNED = 2**40
+#: Balancer rounds per level before giving up (the partition is then reported infeasible).
+BALANCE_ROUNDS = 8
+
+
+def part_weights(graph: LocalGraph, part, k):
+    """Global weight of every part (Allreduce)."""
+    return graph.channel.allreduce(np.bincount(part[:graph.n_local], weights=graph.vwgt,
+                                               minlength=k).astype(np.int64))
+
+
+def refine(graph: LocalGraph, part, k, max_part_weight, seed):
+    """Improve the cut of ``part`` (over owned and ghost vertices) in place; return the part weights."""
+    channel = graph.channel
+    weights = part_weights(graph, part, k)
+    batch = batch_of(graph.global_ids()[:graph.n_local], BATCHES, seed + 17)
+    for sweep in range(ITERATIONS):
+        moved_total = 0
+        for current in range(BATCHES):
+            target = choose_moves(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, part, batch,
+                                  current, weights, max_part_weight, seed + 1000 * sweep + current)
+            movers = np.flatnonzero(target >= 0)
+            proposed = np.bincount(target[movers], weights=graph.vwgt[movers], minlength=k).astype(np.int64)
+            room = max_part_weight - weights - channel.exscan(proposed)
+            accepted = accept_in_order(target, graph.vwgt, room)
+            moved = np.flatnonzero(accepted >= 0)
+            delta = (np.bincount(accepted[moved], weights=graph.vwgt[moved], minlength=k)
+                     - np.bincount(part[moved], weights=graph.vwgt[moved], minlength=k)).astype(np.int64)
+            summary = channel.allreduce(np.concatenate([delta, [moved.size]]))
+            weights += summary[:k]
+            moved_total += summary[k]
+            part[moved] = accepted[moved]
+            part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
+        if moved_total == 0:
+            break
+    return weights
+
+
+def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
+    """k-way FM on every rank's own vertices at once, ghosts pinned; update ``part`` in place.
+
+    Each rank may fill a part only by its share (1 / size) of the room the
+    part has left, so the simultaneous moves of all ranks keep every part
+    within the bound. A rank's gains count the ghosts' parts as they were
+    before the round; moves of two neighbours on different ranks in the
+    same round can make the true gain smaller than the estimate, and the
+    label-propagation rounds that follow repair such spots.
+
+    Returns the new global part weights.
+    """
+    channel = graph.channel
+    n_all = graph.n_local + graph.halo.n_ghost
+    xadj = np.concatenate([graph.xadj, np.full(graph.halo.n_ghost, graph.xadj[-1])])
+    vwgt = np.concatenate([graph.vwgt, np.full(graph.halo.n_ghost, PINNED)]).reshape(n_all, 1)
+    local = weights.reshape(k, 1).copy()
+    room = np.maximum(max_part_weight - weights, 0) // channel.size
+    candidates = boundary_vertices(xadj, graph.adjacency, part)
+    candidates = candidates[np.random.default_rng([seed, channel.rank]).permutation(candidates.size)]
+    kway_fm_refine(xadj, graph.adjacency, graph.adjwgt, vwgt, part, local, (weights + room).reshape(k, 1),
+                   candidates.astype(np.int64), FM_PASSES, FM_MAX_BAD)
+    weights = weights + channel.allreduce(local[:, 0] - weights)
+    part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
+    return weights
+
+
+def balance(graph: LocalGraph, part, k, max_part_weight, weights):
+    """Move vertices out of overloaded parts, best cut gain first; update ``part`` in place.
+
+    Returns
+    -------
+    weights : int64 array
+        The part weights afterwards (some may still exceed the bound when
+        no move fits).
+    """
+    channel = graph.channel
+    for _ in range(BALANCE_ROUNDS):
+        if weights.max() <= max_part_weight:
+            break
+        rows = balance_candidates(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt,
+                                  part, weights, max_part_weight)
+        rows = _enough_candidates(rows, weights - max_part_weight)
+        tagged = np.concatenate([rows, np.full((rows.shape[0], 1), channel.rank)], axis=1)
+        gathered, _ = channel.allgather(tagged.ravel())
+        gathered = gathered.reshape(-1, 6)
+        # best gain first, then lighter vertices; rank and vertex make the order total
+        order = np.lexsort((gathered[:, 0], gathered[:, 5], gathered[:, 4], -gathered[:, 3]))
+        gathered = gathered[order]
+        taken = select_balancing_moves(gathered, weights, max_part_weight)
+        mine = gathered[(taken == 1) & (gathered[:, 5] == channel.rank)]
+        if not taken.any():  # the same on every rank: all ranks selected from the same rows
+            break
+        part[mine[:, 0]] = mine[:, 2]
+        part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
+    return weights
+
+
+def _enough_candidates(rows, excess):
+    """Per overloaded part, the best candidates of this rank up to its excess weight (and one more)."""
+    order = np.lexsort((rows[:, 4], -rows[:, 3], rows[:, 1]))
+    rows = rows[order]
+    starts = np.searchsorted(rows[:, 1], rows[:, 1], side="left")
+    cumulative = np.cumsum(rows[:, 4])
+    before = cumulative - rows[:, 4] - (cumulative[starts] - rows[starts, 4])
+    return rows[before < excess[rows[:, 1]]]

@@ -1,0 +1,264 @@
+"""Distributed partitioning under MPI: each test launches ``mpiexec -n 2`` or ``-n 4`` in a subprocess."""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from partkit.distributed.launch import mpiexec_command, world_size
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HAVE_MPI = importlib.util.find_spec("mpi4py") is not None
+needs_mpi = pytest.mark.skipif(not HAVE_MPI, reason="mpi4py is not installed (pip install 'partkit[mpi]')")
+
+
+def run_mpi(nprocs, argv, timeout=120):
+    """Run ``argv`` on ``nprocs`` ranks; return stdout (fails the test on a non-zero exit)."""
+    command, environ = mpiexec_command(nprocs, argv)
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT,
+                                                          environ.get("PYTHONPATH")]))
+    result = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+def run_script(nprocs, source, *args):
+    return run_mpi(nprocs, [sys.executable, "-c", textwrap.dedent(source), *map(str, args)])
+
+
+def test_serial_package_does_not_import_mpi4py():
+    code = ("import sys, partkit, partkit.cli, partkit.distributed.launch; from partkit.generators import grid2d; "
+            "partkit.partition(grid2d(6, 6), 2); "
+            "from partkit.cli import build_parser; build_parser(); print('mpi4py' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": ROOT})
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_world_size_reads_the_launchers_variables():
+    assert world_size({}) == 1
+    assert world_size({"PMI_SIZE": "4"}) == 4
+    assert world_size({"OMPI_COMM_WORLD_SIZE": "3"}) == 3
+    assert world_size({"PMI_SIZE": ""}) == 1
+
+
+READ_AND_COMPARE = """
+import json, sys
+import numpy as np
+from mpi4py import MPI
+from partkit.distributed import read_graph
+from partkit.io import read_graph as read_serial
+comm = MPI.COMM_WORLD
+results = {}
+for path in sys.argv[1:]:
+    g = read_graph(comm, path)
+    blocks = comm.gather((g.vtxdist.tolist(), np.diff(g.xadj), g.adjncy), root=0)
+    if comm.rank == 0:
+        s = read_serial(path)
+        degrees = np.concatenate([b[1] for b in blocks])
+        adjncy = np.concatenate([b[2] for b in blocks])
+        ends = np.cumsum(degrees)
+        rows = [np.sort(adjncy[a:b]) for a, b in zip(ends - degrees, ends)]
+        serial = [np.sort(s.adjncy[s.xadj[v]:s.xadj[v + 1]]) for v in range(s.n)]
+        same = len(rows) == s.n and all(np.array_equal(a, b) for a, b in zip(rows, serial))
+        results[path] = {"vtxdist": blocks[0][0], "same": same}
+if comm.rank == 0:
+    print(json.dumps(results))
+"""
+
+
+@needs_mpi
+def test_read_graph_blocks_equal_the_serial_reader(shared_data):
+    paths = [str(shared_data / name) for name in ("4elt.graph", "bcsstk13.mtx", "west0067.mtx")]
+    results = json.loads(run_script(3, READ_AND_COMPARE, *paths))
+    for path in paths:
+        assert results[path]["same"], path
+        sizes = np.diff(results[path]["vtxdist"])
+        assert len(sizes) == 3 and sizes.min() > 0
+
+
+READ_ERRORS = """
+import json, sys
+from mpi4py import MPI
+from partkit.distributed import read_graph
+from partkit.errors import InputError
+messages = []
+for path in sys.argv[1:]:
+    try:
+        read_graph(MPI.COMM_WORLD, path)
+        messages.append(None)
+    except InputError as exc:
+        messages.append(str(exc))
+gathered = MPI.COMM_WORLD.gather(messages, root=0)
+if MPI.COMM_WORLD.rank == 0:
+    print(json.dumps(gathered))
+"""
+
+BAD_GRAPHS = [
+    ("3 2\n2\n1 3\n2 9\n", "line 4: neighbour 9 is outside 1..3"),
+    ("3 2\n2\n1 3\n2\n\n1\n", "found more vertex lines"),
+    ("3 3\n2\n1 3\n2\n", "the header declares 3 edges"),
+    ("3 2\n% comment\n2\n1 x\n2\n", "line 4: token 2 is not an integer"),
+    ("3 2 1\n2 1\n1 1 3 -1\n2 -1\n", "negative vertex or edge weight"),
+]
+
+
+@needs_mpi
+def test_read_graph_errors_reach_every_rank(tmp_path):
+    paths = []
+    for number, (text, _) in enumerate(BAD_GRAPHS):
+        paths.append(tmp_path / f"bad{number}.graph")
+        paths[-1].write_text(text)
+    per_rank = json.loads(run_script(2, READ_ERRORS, *paths))
+    for number, (_, message) in enumerate(BAD_GRAPHS):
+        for messages in per_rank:
+            assert message in messages[number] and f"bad{number}.graph" in messages[number], messages[number]
+
+
+PARTITION_TWICE = """
+import json, sys
+import numpy as np
+from mpi4py import MPI
+import partkit
+from partkit.distributed import partition
+from partkit.generators import delaunay
+from partkit.metrics import edge_cut, max_part_weights, part_weights
+comm = MPI.COMM_WORLD
+graph, k = delaunay(int(sys.argv[1]), seed=1), int(sys.argv[2])
+vtxdist = np.linspace(0, graph.n, comm.size + 1).astype(np.int64)
+a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
+rows = dict(vtxdist=vtxdist, xadj=graph.xadj[a:b + 1] - graph.xadj[a], adjncy=graph.adjncy[graph.xadj[a]:graph.xadj[b]])
+first = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=5)
+second = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=5)
+other = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=6)
+parts = [np.concatenate(comm.gather(p, root=0) or [[]]) for p in (first, second, other)]
+if comm.rank == 0:
+    part = parts[0].astype(np.int64)
+    print(json.dumps({"same": bool(np.array_equal(parts[0], parts[1])),
+                      "seed_matters": not np.array_equal(parts[0], parts[2]),
+                      "balanced": bool(np.all(part_weights(graph, part, k) <= max_part_weights(graph, k, 0.03))),
+                      "parts": int(np.unique(part).size), "cut": edge_cut(graph, part),
+                      "serial": edge_cut(graph, partkit.partition(graph, k))}))
+"""
+
+
+@needs_mpi
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_partition_is_balanced_deterministic_and_close_to_serial(nprocs):
+    # 12000 vertices and k = 4 coarsen once (the coarsest graph holds 2000 k = 8000 vertices at most)
+    result = json.loads(run_script(nprocs, PARTITION_TWICE, 12000, 4))
+    assert result["same"] and result["seed_matters"]
+    assert result["balanced"] and result["parts"] == 4
+    assert result["cut"] <= 1.2 * result["serial"], result
+
+
+UNEVEN_BLOCKS = """
+import json
+import numpy as np
+from mpi4py import MPI
+from partkit.distributed import partition
+from partkit.generators import grid2d
+comm = MPI.COMM_WORLD
+
+def run(graph, vtxdist, k, vwgt=None):
+    a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
+    part = partition(comm, vtxdist, graph.xadj[a:b + 1] - graph.xadj[a], graph.adjncy[graph.xadj[a]:graph.xadj[b]],
+                     k, vwgt=None if vwgt is None else vwgt[a:b])
+    return np.concatenate(comm.allgather(part))
+
+grid = grid2d(100, 50)
+lopsided = run(grid, np.array([0] * comm.size + [grid.n]), 2)  # every vertex on the last rank
+tiny = run(grid2d(2, 1), np.minimum(np.arange(comm.size + 1), 2), 2)  # more ranks than vertices
+vwgt = np.arange(grid.n) % 7 + 1
+weighted = run(grid, np.linspace(0, grid.n, comm.size + 1).astype(np.int64), 5, vwgt)
+if comm.rank == 0:
+    print(json.dumps({"lopsided": np.bincount(lopsided).tolist(), "tiny": sorted(tiny.tolist()),
+                      "weighted": np.bincount(weighted, weights=vwgt).tolist(),
+                      "weighted_bound": int(np.floor(1.03 * vwgt.sum() / 5))}))
+"""
+
+
+@needs_mpi
+def test_partition_handles_empty_ranks_and_vertex_weights():
+    result = json.loads(run_script(3, UNEVEN_BLOCKS))
+    assert result["lopsided"] == [2500, 2500] and result["tiny"] == [0, 1]
+    assert len(result["weighted"]) == 5 and max(result["weighted"]) <= result["weighted_bound"]
+
+
+@needs_mpi
+def test_cli_under_mpi_writes_the_partition_its_summary_describes(tmp_path):
+    from partkit.generators import grid2d
+    from partkit.io import read_partition, write_metis_graph
+    from partkit.metrics import edge_cut, is_balanced
+
+    path = tmp_path / "grid.graph"
+    graph = grid2d(90, 60)
+    write_metis_graph(path, graph)
+    out = tmp_path / "grid.part"
+    result = json.loads(run_mpi(2, [sys.executable, "-m", "partkit", "partition", str(path), "-k", "3",
+                                    "-o", str(out), "--json"]))
+    part = read_partition(out, n=graph.n, k=3)
+    assert result["ranks"] == 2 and result["method"] == "distributed"
+    assert result["cut"] == edge_cut(graph, part) and result["balanced"] and is_balanced(graph, part, 3)
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+@needs_mpi
+@pytest.mark.parametrize("text, k, message", [
+    ("3 2\n2\n1 3\n2\n", 5, "k must be an integer in 1..n=3"),
+    ("3 2\n2\n1 3\n1\n", 2, "the adjacency is not symmetric"),
+])
+def test_cli_under_mpi_reports_bad_input_once(tmp_path, text, k, message):
+    path = tmp_path / "tiny.graph"
+    path.write_text(text)
+    command, environ = mpiexec_command(2, [sys.executable, "-m", "partkit", "partition", str(path), "-k", str(k)])
+    environ["PYTHONPATH"] = ROOT
+    result = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr.count("partkit: error:") == 1 and message in result.stderr, result.stderr
+
+
+def test_prediction_scales_the_measured_exchanges():
+    from types import SimpleNamespace
+
+    from partkit.collectives import best_allreduce
+    from partkit.distributed.cost import phase_totals, predict
+
+    alpha, beta = 1e-6, 1e9
+    log = [SimpleNamespace(phase="coarsen 0", kind="alltoallv", words=1000, messages=3),
+           SimpleNamespace(phase="coarsen 0", kind="allreduce", words=64, messages=0)]
+    totals = phase_totals(log)
+    assert totals == {"coarsen 0": {"alltoallv": [1, 1000, 3], "allreduce": [1, 64, 0]}}
+    measured = [totals] * 4  # four ranks, the same log
+    at4 = predict(measured, 4, alpha=alpha, beta=beta)["coarsen 0"]
+    assert at4 == pytest.approx(3 * alpha + 8000 / beta + best_allreduce(4, 512, alpha, beta)[1])
+    at64 = predict(measured, 64, alpha=alpha, beta=beta)["coarsen 0"]  # 62.5 words to 62.5 ranks
+    assert at64 == pytest.approx(62.5 * alpha + 500 / beta + best_allreduce(64, 512, alpha, beta)[1])
+    geometric = predict(measured, 1024, alpha=alpha, beta=beta, ordering="geometric")
+    words = 1000 * (4 / 1024) ** (2 / 3)
+    assert geometric["total"] == pytest.approx(min(26, words) * alpha + 8 * words / beta
+                                               + best_allreduce(1024, 512, alpha, beta)[1])
+
+
+@needs_mpi
+def test_benchmark_runs_end_to_end(tmp_path):
+    from partkit.generators import grid2d
+    from partkit.io import write_metis_graph
+
+    path = tmp_path / "grid.graph"
+    write_metis_graph(path, grid2d(100, 60))
+    out = tmp_path / "result.json"
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "distributed.py"), "--graphs", str(path),
+                          "-k", "2", "--ranks", "2", "--data", str(tmp_path), "--json", str(out)],
+                         capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": ROOT})
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(out.read_text())
+    assert row["same_partition_twice"] and row["recomputed"]["cut"] == row["distributed"]["cut"]
+    assert row["recomputed"]["balanced"] and set(row["predicted_seconds"]) == {"64", "256", "1024"}
+    assert "predicted communication seconds" in run.stdout
