@@ -66,6 +66,12 @@ def unit(key, counter):
 
 
 @njit(cache=True, inline="always")
+def pair_draw(key, a, b):
+    """A draw of stream ``key`` for the pair ``(a, b)``, as a non-negative int64 (a tie-breaking hash)."""
+    return np.int64(draw(subkey(key, a), b) >> np.uint64(1))
+
+
+@njit(cache=True, inline="always")
 def subkey(key, label):
     """The key of sub-stream ``label`` (an integer) of stream ``key``, in ``[0, 2**63)``."""
     return np.int64(_mix(np.uint64(key) ^ _mix(np.uint64(label) + _PHI)) >> np.uint64(1))

@@ -186,7 +186,7 @@ if comm.rank == 0:
 @needs_mpi
 def test_partition_handles_empty_ranks_and_vertex_weights():
     result = json.loads(run_script(3, UNEVEN_BLOCKS))
-    assert result["lopsided"] == [2500, 2500] and result["tiny"] == [0, 1]
+    assert len(result["lopsided"]) == 2 and max(result["lopsided"]) <= 2575 and result["tiny"] == [0, 1]
     assert len(result["weighted"]) == 5 and max(result["weighted"]) <= result["weighted_bound"]
 
 

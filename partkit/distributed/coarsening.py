@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from partkit._random import derive
 from partkit.distributed.graph import LocalGraph
 from partkit.distributed.halo import fetch, owner_of
 from partkit.distributed.kernels.clustering import accept_joins, choose_clusters
@@ -39,13 +40,13 @@ def cluster(graph: LocalGraph, max_weight, seed):
     label = graph.global_ids()
     cluster_weight = graph.vwgt.copy()  # clusters led by owned vertices
     label_weight = graph.halo.extend(graph.vwgt)
-    batch = batch_of(label, BATCHES, seed)
+    batch = batch_of(label, BATCHES, derive(seed, "coarsening batches"))
     departures = np.empty((0, 3), dtype=np.int64)
     for sweep in range(ITERATIONS):
         for current in range(BATCHES):
             target = choose_clusters(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, label,
                                      label_weight, batch, current, max_weight,
-                                     seed + 1000 * sweep + current)
+                                     derive(seed, "clusters", sweep, current))
             movers = np.flatnonzero(target >= 0)
             joins = np.stack([target[movers], graph.vwgt[movers], np.ones_like(movers)], axis=1)
             records = np.concatenate([joins, departures])

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from partkit._random import derive, permutation
 from partkit.distributed.graph import LocalGraph
 from partkit.distributed.kernels.random import batch_of
 from partkit.distributed.kernels.refinement import (accept_in_order, balance_candidates, choose_moves,
                                                     select_balancing_moves)
-from partkit.native.kway_fm import kway_fm_refine  # the serial engine's k-way FM, on each rank's block
-from partkit.native.kway_refine import boundary_vertices
+from partkit.multilevel.kernels.refinement_fm import kway_fm_refine  # the serial engine's k-way FM, on each rank's block
+from partkit.multilevel.context import RefinementContext
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices
+from partkit.multilevel.refinement import fm_degree_limit
 
 #: Refinement sweeps per level and batches per sweep.
 ITERATIONS = 4
@@ -48,12 +51,12 @@ def refine(graph: LocalGraph, part, k, max_part_weight, seed):
     """Improve the cut of ``part`` (over owned and ghost vertices) in place; return the part weights."""
     channel = graph.channel
     weights = part_weights(graph, part, k)
-    batch = batch_of(graph.global_ids()[:graph.n_local], BATCHES, seed + 17)
+    batch = batch_of(graph.global_ids()[:graph.n_local], BATCHES, derive(seed, "refinement batches"))
     for sweep in range(ITERATIONS):
         moved_total = 0
         for current in range(BATCHES):
             target = choose_moves(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, part, batch,
-                                  current, weights, max_part_weight, seed + 1000 * sweep + current)
+                                  current, weights, max_part_weight, derive(seed, "moves", sweep, current))
             movers = np.flatnonzero(target >= 0)
             proposed = np.bincount(target[movers], weights=graph.vwgt[movers], minlength=k).astype(np.int64)
             room = max_part_weight - weights - channel.exscan(proposed)
@@ -90,9 +93,10 @@ def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
     local = weights.reshape(k, 1).copy()
     room = np.maximum(max_part_weight - weights, 0) // channel.size
     candidates = boundary_vertices(xadj, graph.adjacency, part)
-    candidates = candidates[np.random.default_rng([seed, channel.rank]).permutation(candidates.size)]
+    candidates = candidates[permutation(candidates.size, derive(seed, "fm", channel.rank))]
     kway_fm_refine(xadj, graph.adjacency, graph.adjwgt, vwgt, part, local, (weights + room).reshape(k, 1),
-                   candidates.astype(np.int64), FM_PASSES, FM_MAX_BAD)
+                   candidates.astype(np.int64), FM_PASSES, FM_MAX_BAD,
+                   fm_degree_limit(xadj, RefinementContext()))
     weights = weights + channel.allreduce(local[:, 0] - weights)
     part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
     return weights

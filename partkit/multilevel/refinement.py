@@ -69,9 +69,14 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
             label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds)
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
-            degree_limit = max(ctx.fm_degree_min, int(ctx.fm_degree_factor * g.m * 2 / max(g.n, 1)))
             kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.fm_passes, max_bad,
-                           degree_limit)
+                           fm_degree_limit(g.xadj, ctx))
+
+
+def fm_degree_limit(xadj, ctx):
+    """The degree above which k-way FM leaves a vertex alone (see :class:`RefinementContext`)."""
+    n = max(xadj.size - 1, 1)
+    return max(ctx.fm_degree_min, int(ctx.fm_degree_factor * int(xadj[-1]) / n))
 
 
 def balance(graph, part, pw, maxw, ctx):

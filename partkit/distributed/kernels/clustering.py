@@ -10,7 +10,7 @@ weight bound (:func:`accept_joins`).
 import numpy as np
 from numba import njit
 
-from partkit.distributed.kernels.random import mix
+from partkit._random import pair_draw
 
 
 @njit(cache=True)
@@ -75,7 +75,7 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, c
                 strength[found] += adjwgt[e]
         best, best_strength, best_key = own, own_strength, -1
         for i in range(count):
-            key = -cweight[i] * 2**40 + mix(seed, candidates[i], own) % 2**40
+            key = -cweight[i] * 2**40 + pair_draw(seed, candidates[i], own) % 2**40
             if strength[i] > best_strength or (strength[i] == best_strength and best != own
                                                 and key > best_key):
                 best, best_strength, best_key = candidates[i], strength[i], key

@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from partkit.distributed.kernels.random import mix
+from partkit._random import pair_draw
 
 
 @njit(cache=True)
@@ -43,7 +43,7 @@ def choose_moves(xadj, adjacency, adjwgt, vwgt, part, batch, current_batch, part
             p = touched[i]
             if p == own or part_weight[p] + vwgt[v] > max_part_weight:
                 continue
-            key = mix(seed, v, p)
+            key = pair_draw(seed, v, p)
             if conn[p] > best_conn or (conn[p] == best_conn and best != own and key > best_key):
                 best, best_conn, best_key = p, conn[p], key
         if best != own:
