@@ -158,7 +158,7 @@ class KaMinParRunner:
         if eps > 0:
             part = self.solver.compute_partition(self.load(graph), int(k), float(eps))
         else:  # KaMinPar takes eps = 0 as "no bound given": pass the absolute bound ceil(W / k)
-            bound = int(max_part_weights(graph, k, 0.0)[0])
+            bound = int(max_part_weights(graph, k, 0.0)[0, 0])
             part = self.solver.compute_partition(self.load(graph), [bound] * int(k))
         return np.asarray(part, dtype=np.int64)
 
