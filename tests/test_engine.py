@@ -94,7 +94,8 @@ def test_path_balancer_moves_weight_through_a_full_part():
     pw = part_weights(g, part, 3)
     assert balance_along_paths(*args, part, pw, maxw, 50)
     assert np.array_equal(pw, part_weights(g, part, 3)) and np.all(pw <= maxw)
-    assert edge_cut(g, part) <= before + 4
+    # five vertices cross two boundaries: far moves from part 0 to part 2 would cut about 20 more edges
+    assert edge_cut(g, part) <= before + 10
 
 
 # ------------------------------------------------------------ disconnected inputs

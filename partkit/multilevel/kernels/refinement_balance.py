@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from partkit.multilevel.kernels.heap import heap_push, heap_remove
-from partkit.multilevel.kernels.refinement_moves import fits_in, move_vertex, overloaded
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices, fits_in, move_vertex, overloaded
 
 
 @njit(cache=True)
@@ -114,12 +114,19 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     return True
 
 
+#: Vertices remembered per ordered pair of parts: a path moves up to this many per hop in one round.
+WAVES = 8
+
+
 @njit(cache=True)
-def _best_crossings(xadj, adjncy, adjwgt, part, k, best_v, best_g, conn, touched):
-    """For every ordered pair of parts ``(a, b)``, the vertex of ``a`` whose move to ``b``
-    gains the most cut (``best_v[a * k + b]``, -1 if ``a`` does not touch ``b``)."""
-    best_v[:] = -1
-    for v in range(xadj.size - 1):
+def _best_crossings(xadj, adjncy, adjwgt, part, k, vertices, nv, cand_v, cand_g, conn, touched):
+    """For every ordered pair of parts ``(a, b)``, the ``WAVES`` vertices of ``a`` among
+    ``vertices[:nv]`` whose moves to ``b`` gain the most cut, best first
+    (``cand_v[a * k + b]``, -1 where there are fewer)."""
+    cand_v[:, :] = -1
+    waves = cand_v.shape[1]
+    for i in range(nv):
+        v = vertices[i]
         a = part[v]
         nt = 0
         for e in range(xadj[v], xadj[v + 1]):
@@ -136,22 +143,35 @@ def _best_crossings(xadj, adjncy, adjwgt, part, k, best_v, best_g, conn, touched
             if b == a:
                 continue
             idx = a * k + b
-            if best_v[idx] < 0 or g > best_g[idx]:
-                best_v[idx] = v
-                best_g[idx] = g
+            # insertion into the short sorted list of the pair
+            w = waves - 1
+            if cand_v[idx, w] >= 0 and cand_g[idx, w] >= g:
+                continue
+            while w > 0 and (cand_v[idx, w - 1] < 0 or cand_g[idx, w - 1] < g):
+                cand_v[idx, w] = cand_v[idx, w - 1]
+                cand_g[idx, w] = cand_g[idx, w - 1]
+                w -= 1
+            cand_v[idx, w] = v
+            cand_g[idx, w] = g
         conn[a] = 0
 
 
 @njit(cache=True)
-def _path_fits(vwgt, pw, maxw, best_v, prev, k, target):
-    """Whether moving one vertex per hop along the path ending at ``target`` keeps every
-    inner part of the path within its bound (or no heavier than before)."""
+def _wave_fits(vwgt, pw, maxw, cand_v, prev, k, target, w):
+    """Whether wave ``w`` of the path ending at ``target`` can move: every hop has a
+    ``w``-th vertex, the last one fits into ``target``, and every inner part of the path
+    stays within its bound (or no heavier than before)."""
     q = target
     w_in = -1
     while prev[q] != -1:
         p = prev[q]
-        v = best_v[p * k + q]
-        if w_in >= 0:
+        v = cand_v[p * k + q, w]
+        if v < 0:
+            return False
+        if w_in < 0:
+            if not fits_in(vwgt, pw, maxw, v, q):
+                return False
+        else:
             for c in range(vwgt.shape[1]):
                 after = pw[q, c] + vwgt[w_in, c] - vwgt[v, c]
                 if after > maxw[q, c] and after > pw[q, c]:
@@ -165,13 +185,14 @@ def _path_fits(vwgt, pw, maxw, best_v, prev, k, target):
 def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
     """Move weight out of overloaded parts along shortest paths of adjacent parts.
 
-    Every round finds, for each pair of adjacent parts, the vertex whose
-    move between them gains the most cut; then, for every overloaded part,
-    a shortest path (breadth-first over the quotient graph of parts) to a
-    part that can take the last vertex, and moves one vertex per hop. The
-    parts of a path are not reused in the same round. Stops when every
-    part meets ``maxw``, when a round moves nothing, or after
-    ``max_rounds`` rounds.
+    Every round finds, for each pair of adjacent parts, the ``WAVES``
+    vertices whose moves between them gain the most cut; then, for every
+    overloaded part, a shortest path (breadth-first over the quotient graph
+    of parts) to a part that can take the last vertex, and moves up to
+    ``WAVES`` vertices per hop, one wave at a time while the source is
+    overloaded. The parts of a path are not reused in the same round.
+    Stops when every part meets ``maxw``, when a round moves nothing, or
+    after ``max_rounds`` rounds.
 
     Returns
     -------
@@ -179,13 +200,24 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
         True when the partition is balanced at the end.
     """
     k = pw.shape[0]
-    best_v = np.full(k * k, -1, dtype=np.int64)
-    best_g = np.zeros(k * k, dtype=np.int64)
+    cand_v = np.full((k * k, WAVES), -1, dtype=np.int64)
+    cand_g = np.zeros((k * k, WAVES), dtype=np.int64)
     conn = np.zeros(k, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
     prev = np.empty(k, dtype=np.int64)
     fifo = np.empty(k, dtype=np.int64)
     used = np.zeros(k, dtype=np.bool_)
+    nbr_start = np.zeros(k + 1, dtype=np.int64)
+    nbr = np.empty(k * k, dtype=np.int64)
+    # the vertices that can cross: the boundary, and the neighbours of every moved vertex
+    n = xadj.size - 1
+    vertices = np.empty(n, dtype=np.int64)
+    listed = np.zeros(n, dtype=np.bool_)
+    boundary = boundary_vertices(xadj, adjncy, part)
+    nv = boundary.size
+    vertices[:nv] = boundary
+    for i in range(nv):
+        listed[boundary[i]] = True
     for _ in range(max_rounds):
         any_over = False
         for p in range(k):
@@ -194,7 +226,16 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
                 break
         if not any_over:
             return True
-        _best_crossings(xadj, adjncy, adjwgt, part, k, best_v, best_g, conn, touched)
+        _best_crossings(xadj, adjncy, adjwgt, part, k, vertices, nv, cand_v, cand_g, conn, touched)
+        # the quotient graph of parts as adjacency lists
+        count = 0
+        for p in range(k):
+            nbr_start[p] = count
+            for q in range(k):
+                if cand_v[p * k + q, 0] >= 0:
+                    nbr[count] = q
+                    count += 1
+        nbr_start[k] = count
         used[:] = False
         moved = False
         for a in range(k):
@@ -209,25 +250,36 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
             while head < tail and target < 0:
                 p = fifo[head]
                 head += 1
-                for q in range(k):
-                    if prev[q] != -2 or used[q] or best_v[p * k + q] < 0:
+                for i in range(nbr_start[p], nbr_start[p + 1]):
+                    q = nbr[i]
+                    if prev[q] != -2 or used[q]:
                         continue
                     prev[q] = p
-                    if fits_in(vwgt, pw, maxw, best_v[p * k + q], q):
+                    if fits_in(vwgt, pw, maxw, cand_v[p * k + q, 0], q):
                         target = q
                         break
                     fifo[tail] = q
                     tail += 1
-            if target < 0 or not _path_fits(vwgt, pw, maxw, best_v, prev, k, target):
+            if target < 0:
                 continue
-            q = target
-            while prev[q] != -1:
-                p = prev[q]
-                move_vertex(vwgt, part, pw, best_v[p * k + q], q)
-                used[p] = True
-                used[q] = True
-                q = p
-            moved = True
+            for w in range(WAVES):
+                if not overloaded(pw, maxw, a) or not _wave_fits(vwgt, pw, maxw, cand_v, prev, k, target, w):
+                    break
+                q = target
+                while prev[q] != -1:
+                    p = prev[q]
+                    v = cand_v[p * k + q, w]
+                    move_vertex(vwgt, part, pw, v, q)
+                    for e in range(xadj[v], xadj[v + 1]):
+                        u = adjncy[e]
+                        if not listed[u]:
+                            listed[u] = True
+                            vertices[nv] = u
+                            nv += 1
+                    used[p] = True
+                    used[q] = True
+                    q = p
+                moved = True
         if not moved:
             return False
     for p in range(k):
