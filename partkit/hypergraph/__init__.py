@@ -13,6 +13,7 @@ from partkit.hypergraph.hgr import read_hgr, write_hgr
 from partkit.hypergraph.metrics import (SpMVCommunication, connectivity_minus_one, cut_nets,
                                         net_connectivity, spmv_communication)
 from partkit.hypergraph.model import Hypergraph
+from partkit.hypergraph.partitioner import Context, partition
 
-__all__ = ["Hypergraph", "SpMVCommunication", "connectivity_minus_one", "cut_nets", "net_connectivity",
-           "read_hgr", "spmv_communication", "write_hgr"]
+__all__ = ["Context", "Hypergraph", "SpMVCommunication", "connectivity_minus_one", "cut_nets", "net_connectivity",
+           "partition", "read_hgr", "spmv_communication", "write_hgr"]
