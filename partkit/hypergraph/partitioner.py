@@ -4,8 +4,8 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
 (:mod:`partkit.hypergraph.kernels`):
 
 1. **Coarsening** (``kernels/coarsening.py``): passes of clustering by the
-   heavy-net rating ``sum over shared nets of w(e) / (|e| - 1)`` (nets
-   larger than ``large_net`` are not rated; a cluster weighs at most
+   heavy-net rating ``sum over shared nets of w(e) / (|e| - 1)``, divided
+   by the product of the two weights (nets larger than ``large_net`` are not rated; a cluster weighs at most
    ``W / (contraction_limit * k)``), each followed by contraction, which
    drops single-pin nets and merges identical nets into one heavier net;
    until ``contraction_limit * k`` vertices remain or a pass stops shrinking.

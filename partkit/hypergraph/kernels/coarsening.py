@@ -30,11 +30,12 @@ def transpose(n, net_ptr, pins):
 def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_clusters, seed):
     """One clustering pass by the heavy-net rating; returns ``(coarse_of, number of clusters)``.
 
-    Vertices are visited in a random order; a vertex not yet clustered
+    Vertices are visited in a random order; a vertex ``u`` not yet clustered
     joins the neighbouring cluster ``C`` maximising
-    ``sum over shared nets e of w(e) / (|e| - 1)``, among those whose weight
-    stays within ``max_weight``; ties prefer a vertex not yet clustered,
-    then the lighter cluster. Nets with more than ``large_net`` pins are not
+    ``sum over shared nets e of w(e) / (|e| - 1)``, divided by
+    ``w(u) * w(C)`` (the heavy-node penalty, which keeps clusters even),
+    among those whose weight stays within ``max_weight``; ties prefer a
+    vertex not yet clustered, then the lighter cluster. Nets with more than ``large_net`` pins are not
     rated. The pass stops once ``min_clusters`` clusters remain.
     """
     n = vwgt.size
@@ -76,6 +77,7 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
             c = touched[t]
             if cw[c] + vwgt[u] > max_weight:
                 continue
+            rating[c] /= max(cw[c], 1) * max(vwgt[u], 1)
             if best < 0 or rating[c] > rating[best] or (rating[c] == rating[best] and (
                     (joined[best] and not joined[c])
                     or (joined[best] == joined[c] and cw[c] < cw[best]))):

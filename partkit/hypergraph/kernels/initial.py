@@ -15,16 +15,21 @@ from partkit.hypergraph.kernels.heap import heap_clear, heap_pop, heap_push, hea
 
 
 @njit(cache=True)
-def _add_gain(u, delta, part, gain, items, keys, pos, size):
+def _add_gain(u, delta, part, gain, locked, items, keys, pos, size):
     gain[u] += delta
     s = part[u]
     if pos[s, u] >= 0:
         heap_set(items[s], keys[s], pos[s], size[s:s + 1], u, gain[u])
+    elif not locked[u]:
+        heap_push(items[s], keys[s], pos[s], size[s:s + 1], u, gain[u])
 
 
 @njit(cache=True)
-def _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, items, keys, pos, size):
-    """Move ``v`` to the other side, keeping ``pc``, ``pw`` and the gains of its neighbours exact."""
+def _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size):
+    """Move ``v`` to the other side, keeping ``pc``, ``pw`` and the gains of its neighbours exact.
+
+    A neighbour whose gain changes enters its side's heap unless ``locked``.
+    """
     a = part[v]
     b = 1 - a
     for j in range(vptr[v], vptr[v + 1]):
@@ -33,22 +38,22 @@ def _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, items, 
         if pc[e, b] == 0:
             for q in range(net_ptr[e], net_ptr[e + 1]):
                 if pins[q] != v:
-                    _add_gain(pins[q], w, part, gain, items, keys, pos, size)
+                    _add_gain(pins[q], w, part, gain, locked, items, keys, pos, size)
         elif pc[e, b] == 1:
             for q in range(net_ptr[e], net_ptr[e + 1]):
                 if part[pins[q]] == b:
-                    _add_gain(pins[q], -w, part, gain, items, keys, pos, size)
+                    _add_gain(pins[q], -w, part, gain, locked, items, keys, pos, size)
                     break
         pc[e, a] -= 1
         pc[e, b] += 1
         if pc[e, a] == 0:
             for q in range(net_ptr[e], net_ptr[e + 1]):
                 if pins[q] != v:
-                    _add_gain(pins[q], -w, part, gain, items, keys, pos, size)
+                    _add_gain(pins[q], -w, part, gain, locked, items, keys, pos, size)
         elif pc[e, a] == 1:
             for q in range(net_ptr[e], net_ptr[e + 1]):
                 if pins[q] != v and part[pins[q]] == a:
-                    _add_gain(pins[q], w, part, gain, items, keys, pos, size)
+                    _add_gain(pins[q], w, part, gain, locked, items, keys, pos, size)
                     break
     part[v] = b
     gain[v] = -gain[v]
@@ -96,11 +101,17 @@ def cut_cost(nwgt, pc):
 
 @njit(cache=True)
 def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop,
-             items, keys, pos, size, moves):
-    """One FM pass: best prefix of moves kept; returns the cut reduction (>= 0 unless balance improved)."""
+             locked, items, keys, pos, size, moves):
+    """One FM pass from the boundary vertices; keeps the best prefix of moves, returns its cut reduction."""
     n = vwgt.size
+    locked[:] = False
     for v in range(n):
-        heap_push(items[part[v]], keys[part[v]], pos[part[v]], size[part[v]:part[v] + 1], v, gain[v])
+        for j in range(vptr[v], vptr[v + 1]):
+            e = vnets[j]
+            if pc[e, 0] > 0 and pc[e, 1] > 0:
+                s = part[v]
+                heap_push(items[s], keys[s], pos[s], size[s:s + 1], v, gain[v])
+                break
     nm = 0
     cur = 0
     best = 0
@@ -111,21 +122,21 @@ def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, s
         viol = _violation(pw, maxw)
         pick = -1
         for s in range(2):
-            while size[s] > 0:
-                v = items[s, 0]
-                t = 1 - s
-                after = max(pw[s] - vwgt[v] - maxw[s], 0) + max(pw[t] + vwgt[v] - maxw[t], 0)
-                if after == 0 or after < viol:
-                    break
-                heap_pop(items[s], keys[s], pos[s], size[s:s + 1])
-            if size[s] > 0 and (pick < 0 or keys[s, 0] > keys[pick, 0] or (
-                    keys[s, 0] == keys[pick, 0] and pw[s] - maxw[s] > pw[pick] - maxw[pick])):
+            if size[s] == 0:
+                continue
+            v = items[s, 0]
+            after = max(pw[s] - vwgt[v] - maxw[s], 0) + max(pw[1 - s] + vwgt[v] - maxw[1 - s], 0)
+            if after > 0 and after >= viol:
+                continue
+            if pick < 0 or keys[s, 0] > keys[pick, 0] or (
+                    keys[s, 0] == keys[pick, 0] and pw[s] - maxw[s] > pw[pick] - maxw[pick]):
                 pick = s
         if pick < 0:
             break
         g = keys[pick, 0]
         v = heap_pop(items[pick], keys[pick], pos[pick], size[pick:pick + 1])
-        _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, items, keys, pos, size)
+        locked[v] = True
+        _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size)
         moves[nm] = v
         nm += 1
         cur += g
@@ -136,24 +147,26 @@ def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, s
             since += 1
     for s in range(2):
         heap_clear(items[s], keys[s], pos[s], size[s:s + 1])
+    locked[:] = True
     for i in range(nm - 1, best_nm - 1, -1):
-        _move(moves[i], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, items, keys, pos, size)
+        _move(moves[i], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos,
+              size)
     return best
 
 
 @njit(cache=True)
 def _work(n):
-    return (np.empty((2, n), dtype=np.int64), np.empty((2, n), dtype=np.int64),
+    return (np.zeros(n, dtype=np.bool_), np.empty((2, n), dtype=np.int64), np.empty((2, n), dtype=np.int64),
             np.full((2, n), -1, dtype=np.int64), np.zeros(2, dtype=np.int64), np.empty(n, dtype=np.int64))
 
 
 @njit(cache=True)
 def _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, passes,
-        items, keys, pos, size, moves):
+        locked, items, keys, pos, size, moves):
     for _ in range(passes):
         before = _violation(pw, maxw)
         improved = _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop,
-                            items, keys, pos, size, moves)
+                            locked, items, keys, pos, size, moves)
         if improved <= 0 and _violation(pw, maxw) >= before:
             break
 
@@ -161,10 +174,10 @@ def _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, 
 @njit(cache=True)
 def fm_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, maxw, stop, passes):
     """2-way FM passes on ``part`` (in place) until a pass finds nothing; returns the cut."""
-    items, keys, pos, size, moves = _work(vwgt.size)
+    locked, items, keys, pos, size, moves = _work(vwgt.size)
     pc, gain, pw = _state(net_ptr, pins, vptr, vnets, nwgt, vwgt, part)
     _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, passes,
-        items, keys, pos, size, moves)
+        locked, items, keys, pos, size, moves)
     return cut_cost(nwgt, pc)
 
 
@@ -178,25 +191,28 @@ def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries
     """
     n = vwgt.size
     np.random.seed(seed)
-    items, keys, pos, size, moves = _work(n)
+    locked, items, keys, pos, size, moves = _work(n)
     best_part = np.zeros(n, dtype=np.int64)
     best_viol = -1
     best_cut = 0
     part = np.ones(n, dtype=np.int64)
     for _ in range(tries):
         part[:] = 1
+        locked[:] = False
         pc, gain, pw = _state(net_ptr, pins, vptr, vnets, nwgt, vwgt, part)
         for v in range(n):
             heap_push(items[1], keys[1], pos[1], size[1:2], v, gain[v])
         v = np.random.randint(n)
         while True:
             heap_remove(items[1], keys[1], pos[1], size[1:2], v)
-            _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, items, keys, pos, size)
+            locked[v] = True
+            _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size)
             if pw[0] >= target0 or size[1] == 0:
                 break
             v = -1
             while size[1] > 0 and v < 0:
                 u = heap_pop(items[1], keys[1], pos[1], size[1:2])
+                locked[u] = True
                 if pw[0] + vwgt[u] <= maxw[0] and pw[1] - vwgt[u] >= 0:
                     if target0 - pw[0] >= pw[0] + vwgt[u] - target0:
                         v = u
@@ -204,7 +220,7 @@ def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries
                 break
         heap_clear(items[1], keys[1], pos[1], size[1:2])
         _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, passes,
-            items, keys, pos, size, moves)
+            locked, items, keys, pos, size, moves)
         viol = _violation(pw, maxw)
         cut = cut_cost(nwgt, pc)
         if best_viol < 0 or viol < best_viol or (viol == best_viol and cut < best_cut):
