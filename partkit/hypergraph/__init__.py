@@ -11,9 +11,9 @@
 
 from partkit.hypergraph.hgr import read_hgr, write_hgr
 from partkit.hypergraph.metrics import (SpMVCommunication, connectivity_minus_one, cut_nets,
-                                        net_connectivity, spmv_communication)
+                                        net_connectivity, part_volumes, spmv_communication)
 from partkit.hypergraph.model import Hypergraph
 from partkit.hypergraph.partitioner import Context, partition
 
 __all__ = ["Context", "Hypergraph", "SpMVCommunication", "connectivity_minus_one", "cut_nets", "net_connectivity",
-           "partition", "read_hgr", "spmv_communication", "write_hgr"]
+           "part_volumes", "partition", "read_hgr", "spmv_communication", "write_hgr"]

@@ -47,6 +47,49 @@ def connectivity_minus_one(h: Hypergraph, part, k=None) -> int:
     return int((h.net_cost * np.maximum(lam - 1, 0)).sum())
 
 
+def part_volumes(h: Hypergraph, part, k=None) -> np.ndarray:
+    """Words every part sends: each net's owner part sends its value to the ``λ_e - 1`` other parts.
+
+    The owner is the part of ``h.net_owner[e]`` when the hypergraph has
+    owners (a square matrix's models: ``x_j`` lives with row ``j``), else the
+    part holding most of the net's pins (lowest id on ties). The sum is the
+    connectivity-1 metric; the maximum is what the busiest part sends.
+    Shape ``(k,)``.
+    """
+    part, k = _check_part(part, h.n, k, h.name)
+    nets = h.net_of_pin()
+    keys, counts = np.unique(nets * k + part[h.pins], return_counts=True)
+    lam = np.bincount(keys // k, minlength=h.num_nets)
+    if h.net_owner is not None:
+        owner = part[h.net_owner]
+    else:  # majority part: keys are sorted by net then part, so the first maximum is the lowest id
+        order = np.lexsort((keys % k, -counts, keys // k))
+        first = np.unique(keys[order] // k, return_index=True)[1]
+        owner = np.zeros(h.num_nets, dtype=np.int64)
+        owner[keys[order][first] // k] = keys[order][first] % k
+    words = h.net_cost * np.maximum(lam - 1, 0)
+    return np.bincount(owner, weights=words, minlength=k).astype(np.int64)
+
+
+def summary(h: Hypergraph, part, k) -> dict:
+    """The metrics of a hypergraph partition in one dictionary (JSON-serialisable).
+
+    ``connectivity_minus_one`` (= ``volume``, the words SpMV sends),
+    ``cut_nets``, ``max_volume`` (:func:`part_volumes`), ``imbalance``
+    (heaviest part / average - 1) and ``empty_parts``.
+    """
+    part, k = _check_part(part, h.n, k, h.name)
+    weights = np.bincount(part, weights=h.vwgt, minlength=k)
+    total = float(weights.sum())
+    lam = net_connectivity(h, part, k)
+    volume = int((h.net_cost * np.maximum(lam - 1, 0)).sum())
+    return {"n": h.n, "nets": h.num_nets, "pins": h.num_pins, "k": k,
+            "connectivity_minus_one": volume, "cut_nets": int(h.net_cost[lam > 1].sum()),
+            "imbalance": float(weights.max() * k / total - 1.0) if total > 0 else 0.0,
+            "volume": volume, "max_volume": int(part_volumes(h, part, k).max(initial=0)),
+            "empty_parts": int(np.count_nonzero(np.bincount(part, minlength=k) == 0))}
+
+
 @dataclass(frozen=True)
 class SpMVCommunication:
     """What every part sends and receives in the expand phase of ``y = A x``.

@@ -55,10 +55,16 @@ class Hypergraph:
     net_cost : array_like of int, shape (nnets,), optional
         Net costs (default 1: one word per net).
     name : str
+    net_owner : array_like of int, shape (nnets,), optional
+        A pin of every net whose part owns the net's value (``x_j`` of
+        column ``j`` lives with row ``j`` under the consistency condition);
+        used by :func:`~partkit.hypergraph.metrics.part_volumes`. Default:
+        none, the part holding most of the net's pins owns it.
     """
 
-    def __init__(self, n, net_ptr, pins, vwgt=None, net_cost=None, name="hypergraph"):
+    def __init__(self, n, net_ptr, pins, vwgt=None, net_cost=None, name="hypergraph", net_owner=None):
         self.name = name
+        self.net_owner = None if net_owner is None else np.ascontiguousarray(net_owner, dtype=np.int64)
         self.net_ptr = np.ascontiguousarray(net_ptr, dtype=np.int64)
         self.pins = np.ascontiguousarray(pins, dtype=np.int64)
         self.n = int(n)
@@ -160,7 +166,8 @@ class Hypergraph:
             a, own = a.T.tocsr(), own.T.tocsr()
         csc = a.tocsc()
         vwgt = np.diff(own.indptr) if vertex_weights == "nnz" else None
-        return cls(a.shape[0], csc.indptr, csc.indices, vwgt=vwgt, name=name)
+        owner = np.arange(a.shape[1]) if diagonal else None
+        return cls(a.shape[0], csc.indptr, csc.indices, vwgt=vwgt, name=name, net_owner=owner)
 
     @classmethod
     def from_nets(cls, n, nets, *, vwgt=None, net_cost=None, name="hypergraph"):
@@ -199,8 +206,7 @@ class Hypergraph:
     def from_graph(cls, graph: Graph):
         """Column-net model of ``adjacency(graph) + I``, with the graph's first vertex weight."""
         h = cls.column_net(graph, diagonal=True, name=graph.name)
-        h.vwgt = np.ascontiguousarray(graph.vwgt[:, 0], dtype=np.int64)
-        return h
+        return cls(h.n, h.net_ptr, h.pins, vwgt=graph.vwgt[:, 0], name=graph.name, net_owner=h.net_owner)
 
 
 def _pattern(matrix, diagonal, name) -> sp.csr_matrix:
