@@ -12,11 +12,14 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
 2. **Initial partitioning** (``kernels/initial.py``): recursive bisection of
    the coarsest hypergraph. Every bisection is itself multilevel: coarsen
    to ``2 * bisection_limit`` vertices, take the best of ``tries`` greedy
-   hypergraph growings each refined by 2-way FM on the cut-net gain, then
+   hypergraph growings each refined by 2-way FM on the cut-net gain (passes
+   end by KaHyPar's adaptive random-walk stopping rule), then
    2-way FM on every level back up. Cut nets are split between the two
    halves (their pins on each side stay a net), so summing the cut nets of
    all bisections gives λ-1. The imbalance of each bisection is set so
    that the final parts respect the bound: ``(1 + ε')^depth * W_sub / k_sub <= L``.
+   ``initial_runs`` recursive bisections are made and refined on the
+   coarsest level; the best (within the bound, then smallest λ-1) is kept.
 3. **Uncoarsening** (``kernels/refinement.py``): on every level, the
    partition is projected, label propagation then k-way FM improve λ-1 from
    pin counts per part per net, and overweight parts are rebalanced.
@@ -37,8 +40,8 @@ import numpy as np
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.hypergraph.kernels.coarsening import cluster, contract, transpose
 from partkit.hypergraph.kernels.initial import fm_refine, grow_and_refine
-from partkit.hypergraph.kernels.refinement import (fm, label_propagation, part_weights, pin_counts,
-                                                   rebalance)
+from partkit.hypergraph.kernels.refinement import (connectivity_cost, fm, label_propagation, part_weights,
+                                                   pin_counts, rebalance)
 from partkit.hypergraph.model import Hypergraph
 from partkit.metrics import max_part_weights
 
@@ -59,9 +62,13 @@ class Context:
     bisection_limit : int
         Coarsest size of a bisection's hierarchy: ``2 * bisection_limit`` (150).
     tries : int
-        Greedy growings per bisection (10).
-    fm2_stop, fm2_passes : int
-        2-way FM: moves without improvement before a pass stops (50), passes (10).
+        Greedy growings per bisection (5).
+    initial_runs : int
+        Recursive bisections of the coarsest hypergraph, each refined; the best is kept (3).
+    fm2_stop, fm2_alpha, fm2_passes
+        2-way FM: a pass stops after ``fm2_stop`` moves without improvement
+        (400) or earlier by the adaptive rule with ``alpha = fm2_alpha``
+        (16.0, see ``kernels/initial.py``); at most ``fm2_passes`` passes (10).
     lp_rounds : int
         Label-propagation rounds per level (5).
     fm_stop, fm_passes : int
@@ -74,8 +81,10 @@ class Context:
     max_shrink: float = 2.5
     large_net: int = 1000
     bisection_limit: int = 150
-    tries: int = 10
-    fm2_stop: int = 50
+    tries: int = 5
+    initial_runs: int = 3
+    fm2_stop: int = 400
+    fm2_alpha: float = 16.0
     fm2_passes: int = 10
     lp_rounds: int = 5
     fm_stop: int = 350
@@ -83,9 +92,9 @@ class Context:
     rebalance_rounds: int = 10
 
 
-PRESETS = {"fast": Context(tries=4, fm_stop=100, fm_passes=1, fm2_passes=3),
+PRESETS = {"fast": Context(tries=2, initial_runs=1, fm2_passes=3, fm_stop=100, fm_passes=1),
            "default": Context(),
-           "strong": Context(tries=20, fm_stop=1000, fm_passes=10, fm2_stop=200)}
+           "strong": Context(tries=10, initial_runs=5, fm2_alpha=64.0, fm_stop=1000, fm_passes=10)}
 
 
 class _Level(NamedTuple):
@@ -137,11 +146,11 @@ def _draw(rng) -> int:
 def _bisect(level: _Level, maxw, target0, ctx: Context, rng):
     """Multilevel bisection: sides 0/1 with weights at most ``maxw``, side 0 aimed at ``target0``."""
     hierarchy, maps = _coarsen(level, 2 * ctx.bisection_limit, ctx, rng)
-    part = grow_and_refine(*hierarchy[-1].arrays(), maxw, target0, ctx.tries, ctx.fm2_stop,
+    part = grow_and_refine(*hierarchy[-1].arrays(), maxw, target0, ctx.tries, ctx.fm2_stop, ctx.fm2_alpha,
                            ctx.fm2_passes, _draw(rng))
     for finer, coarse_of in zip(hierarchy[-2::-1], maps[::-1]):
         part = part[coarse_of]
-        fm_refine(*finer.arrays(), part, maxw, ctx.fm2_stop, ctx.fm2_passes)
+        fm_refine(*finer.arrays(), part, maxw, ctx.fm2_stop, ctx.fm2_alpha, ctx.fm2_passes)
     return part
 
 
@@ -228,9 +237,17 @@ def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, 
     maxw = np.full(k, bound, dtype=np.int64)
     finest = _contract(_level(h.net_ptr, h.pins, h.net_cost, h.vwgt), np.arange(h.n, dtype=np.int64), h.n)
     hierarchy, maps = _coarsen(finest, context.contraction_limit * k, context, rng)
-    part = np.empty(hierarchy[-1].n, dtype=np.int64)
-    _recursive_bisection(hierarchy[-1], k, 0, part, np.arange(part.size), bound, context, rng)
-    balanced = _refine(hierarchy[-1], part, maxw, context, rng)
+    coarsest = hierarchy[-1]
+    best = None
+    for _ in range(context.initial_runs):
+        candidate = np.empty(coarsest.n, dtype=np.int64)
+        _recursive_bisection(coarsest, k, 0, candidate, np.arange(coarsest.n), bound, context, rng)
+        fits = _refine(coarsest, candidate, maxw, context, rng)
+        quality = (not fits, connectivity_cost(coarsest.nwgt, pin_counts(coarsest.net_ptr, coarsest.pins,
+                                                                          candidate, k)[1]))
+        if best is None or quality < best[0]:
+            best = (quality, candidate, fits)
+    _, part, balanced = best
     for finer, coarse_of in zip(hierarchy[-2::-1], maps[::-1]):
         part = part[coarse_of]
         balanced = _refine(finer, part, maxw, context, rng)

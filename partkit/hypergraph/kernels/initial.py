@@ -100,7 +100,19 @@ def cut_cost(nwgt, pc):
 
 
 @njit(cache=True)
-def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop,
+def _stop_search(steps, total, squares, alpha, beta):
+    """Adaptive stop of a pass (KaHyPar's random-walk model): the gains since the last improvement,
+    of mean ``mu`` and variance ``var``, make a further improvement unlikely once
+    ``steps * mu**2 > alpha * var + beta`` with a negative drift."""
+    if steps <= beta:
+        return False
+    mu = total / steps
+    var = squares / steps - mu * mu
+    return mu < 0 and steps * mu * mu > alpha * var + beta
+
+
+@njit(cache=True)
+def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha,
              locked, items, keys, pos, size, moves):
     """One FM pass from the boundary vertices; keeps the best prefix of moves, returns its cut reduction."""
     n = vwgt.size
@@ -118,7 +130,10 @@ def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, s
     best_nm = 0
     best_viol = _violation(pw, maxw)
     since = 0
-    while since < stop:
+    total = 0.0  # sum and sum of squares of the gains since the last improvement
+    squares = 0.0
+    beta = np.log(max(n, 2))
+    while since < stop and not _stop_search(since, total, squares, alpha, beta):
         viol = _violation(pw, maxw)
         pick = -1
         for s in range(2):
@@ -142,9 +157,11 @@ def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, s
         cur += g
         viol = _violation(pw, maxw)
         if viol < best_viol or (viol == best_viol and cur > best):
-            best, best_nm, best_viol, since = cur, nm, viol, 0
+            best, best_nm, best_viol, since, total, squares = cur, nm, viol, 0, 0.0, 0.0
         else:
             since += 1
+            total += g
+            squares += g * g
     for s in range(2):
         heap_clear(items[s], keys[s], pos[s], size[s:s + 1])
     locked[:] = True
@@ -161,33 +178,35 @@ def _work(n):
 
 
 @njit(cache=True)
-def _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, passes,
+def _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha, passes,
         locked, items, keys, pos, size, moves):
     for _ in range(passes):
         before = _violation(pw, maxw)
-        improved = _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop,
+        improved = _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha,
                             locked, items, keys, pos, size, moves)
         if improved <= 0 and _violation(pw, maxw) >= before:
             break
 
 
 @njit(cache=True)
-def fm_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, maxw, stop, passes):
+def fm_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, maxw, stop, alpha, passes):
     """2-way FM passes on ``part`` (in place) until a pass finds nothing; returns the cut."""
     locked, items, keys, pos, size, moves = _work(vwgt.size)
     pc, gain, pw = _state(net_ptr, pins, vptr, vnets, nwgt, vwgt, part)
-    _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, passes,
+    _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha, passes,
         locked, items, keys, pos, size, moves)
     return cut_cost(nwgt, pc)
 
 
 @njit(cache=True)
-def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries, stop, passes, seed):
+def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries, stop, alpha, passes, seed):
     """Best of ``tries`` bisections, each grown greedily from a random vertex and refined by FM.
 
     Greedy hypergraph growing: every vertex starts on side 1; side 0 grows
-    from a random vertex by taking the vertex of highest cut-net gain until
-    it reaches ``target0``. Best = least overweight, then smallest cut.
+    from a random vertex by taking the frontier vertex (one sharing a net
+    with side 0) of highest cut-net gain, restarting from another random
+    vertex when the frontier is empty, until it reaches ``target0``.
+    Best = least overweight, then smallest cut.
     """
     n = vwgt.size
     np.random.seed(seed)
@@ -200,26 +219,27 @@ def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries
         part[:] = 1
         locked[:] = False
         pc, gain, pw = _state(net_ptr, pins, vptr, vnets, nwgt, vwgt, part)
-        for v in range(n):
-            heap_push(items[1], keys[1], pos[1], size[1:2], v, gain[v])
-        v = np.random.randint(n)
-        while True:
-            heap_remove(items[1], keys[1], pos[1], size[1:2], v)
+        order = np.random.permutation(n)
+        restart = 0
+        v = order[0]
+        while v >= 0:
             locked[v] = True
             _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size)
-            if pw[0] >= target0 or size[1] == 0:
-                break
             v = -1
-            while size[1] > 0 and v < 0:
-                u = heap_pop(items[1], keys[1], pos[1], size[1:2])
+            while v < 0 and pw[0] < target0:
+                if size[1] > 0:
+                    u = heap_pop(items[1], keys[1], pos[1], size[1:2])
+                else:
+                    while restart < n and locked[order[restart]]:
+                        restart += 1
+                    if restart == n:
+                        break
+                    u = order[restart]
                 locked[u] = True
-                if pw[0] + vwgt[u] <= maxw[0] and pw[1] - vwgt[u] >= 0:
-                    if target0 - pw[0] >= pw[0] + vwgt[u] - target0:
-                        v = u
-            if v < 0:
-                break
+                if pw[0] + vwgt[u] <= maxw[0] and target0 - pw[0] >= pw[0] + vwgt[u] - target0:
+                    v = u
         heap_clear(items[1], keys[1], pos[1], size[1:2])
-        _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, passes,
+        _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha, passes,
             locked, items, keys, pos, size, moves)
         viol = _violation(pw, maxw)
         cut = cut_cost(nwgt, pc)
