@@ -14,7 +14,7 @@ from its pins when it has fewer than ``k`` of them, else from ``pc``).
 import numpy as np
 from numba import njit
 
-from partkit.hypergraph.kernels.heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set
+from partkit.hypergraph.kernels.heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set, new_heap
 
 
 @njit(cache=True)
@@ -185,10 +185,7 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, pa
     """
     n = vwgt.size
     acc, mark, net_mark, touched, counter = work(n, pw.size)
-    items = np.empty(n, dtype=np.int64)
-    keys = np.empty(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
-    size = np.zeros(1, dtype=np.int64)
+    items, keys, pos, size = new_heap(n)
     locked = np.zeros(n, dtype=np.bool_)
     seen = np.full(n, -1, dtype=np.int64)
     moved_v = np.empty(n, dtype=np.int64)
@@ -262,10 +259,7 @@ def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, r
     n = vwgt.size
     k = pw.size
     acc, mark, net_mark, touched, counter = work(n, k)
-    items = np.empty(n, dtype=np.int64)
-    keys = np.empty(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
-    size = np.zeros(1, dtype=np.int64)
+    items, keys, pos, size = new_heap(n)
     for _ in range(rounds):
         over = False
         for t in range(k):
