@@ -11,7 +11,7 @@ updates the gains of its neighbours by the FM delta rules.
 import numpy as np
 from numba import njit
 
-from partkit.hypergraph.kernels.heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set
+from partkit.hypergraph.kernels.heap import heap_clear, heap_pop, heap_push, heap_set
 
 
 @njit(cache=True)
