@@ -25,6 +25,15 @@ def test_hgr_round_trip(tmp_path, fmt):
     assert path.read_text().splitlines()[0] == {None: "3 5 11", 0: "3 5", 1: "3 5 1", 10: "3 5 10", 11: "3 5 11"}[fmt]
 
 
+def test_hgr_keeps_empty_nets_and_ignores_trailing_blank_lines(tmp_path):
+    h = Hypergraph.from_nets(3, [[0, 1], [], [1, 2], []])
+    path = tmp_path / "e.hgr"
+    write_hgr(path, h)
+    path.write_text(path.read_text() + "\n\n")
+    back = read_hgr(path)
+    assert back.net_ptr.tolist() == [0, 2, 2, 4, 4] and back.pins.tolist() == [0, 1, 1, 2]
+
+
 def test_hgr_reads_comments_and_a_real_matrix_model(tmp_path, shared_data):
     a = scipy.io.mmread(shared_data / "west0067.mtx").tocsr()
     h = Hypergraph.from_matrix(a)

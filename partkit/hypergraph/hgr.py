@@ -44,8 +44,8 @@ def read_hgr(path, name=None) -> Hypergraph:
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read ({exc})") from None
-    lines = [line for line in text.rstrip().splitlines() if not line.startswith("%")]
-    if not lines:
+    lines = [line for line in text.splitlines() if not line.startswith("%")]
+    if not "".join(lines).strip():
         raise InputError(f"{path}: empty file, expected the header 'nets vertices [fmt]'")
     header = _integers(path, lines[0], "the header")
     if len(header) not in (2, 3) or min(header) < 0:
@@ -55,6 +55,8 @@ def read_hgr(path, name=None) -> Hypergraph:
     if fmt not in FORMATS:
         raise InputError(f"{path}: fmt {fmt} is not one of {', '.join(map(str, FORMATS))}")
     expected = 1 + nnets + (n if fmt >= 10 else 0)
+    while len(lines) > expected and not lines[-1].strip():  # blank lines at the end (an empty net is a blank line)
+        lines.pop()
     if len(lines) != expected:
         raise InputError(f"{path}: {len(lines) - 1} lines after the header, expected {expected - 1}")
     net_lines = lines[1:1 + nnets]
