@@ -34,11 +34,13 @@ def add_model_arguments(parser):
                         help="mesh only: nodes two elements share to be adjacent (default by element type)")
 
 
-def load_model(path, ncommon=None):
+def load_model(path, ncommon=None, model="graph"):
     """The object whose SpMV is modelled: the matrix of a Matrix Market file, else the graph.
 
     A graph (METIS ``.graph``, or a mesh's dual graph) stands for its
-    adjacency matrix plus the identity.
+    adjacency matrix plus the identity. With ``model="hypergraph-rows"`` the
+    partition is one of the columns (row-net model): the partial sums of
+    ``y`` folded to their owners are the expand of ``A^T``, which is returned.
 
     Returns
     -------
@@ -50,6 +52,9 @@ def load_model(path, ncommon=None):
 
     if file_kind(path) == "matrixmarket":
         matrix = read_matrix(path)
+        if model == "hypergraph-rows":
+            return matrix.T.tocsr(), (f"n={matrix.shape[0]} nnz={matrix.nnz} (row-net model: column "
+                                      "partition, fold of y = A x)")
         if matrix.shape[0] != matrix.shape[1]:
             raise InputError(f"{path}: matrix is {matrix.shape[0]}x{matrix.shape[1]}; "
                              "a row partition with x conformal to it needs a square matrix")
@@ -74,7 +79,12 @@ def register(subparsers):
                     "halo exchange and the dot-product AllReduces) under a row partition, next to "
                     "the ideal bound. " + MODEL_HELP)
     parser.add_argument("file", help="Matrix Market matrix (exact, also unsymmetric), METIS graph or mesh")
-    parser.add_argument("partfile", help="partition file: one part id per line (part of row i)")
+    parser.add_argument("partfile", help="partition file: one part id per line (part of row i; of "
+                                         "column j with --model hypergraph-rows)")
+    parser.add_argument("--model", choices=["graph", "hypergraph", "hypergraph-rows"], default="graph",
+                        help="how the partition was made: graph or hypergraph (column-net) partitions "
+                             "are row partitions, estimated exactly alike; hypergraph-rows (row-net) "
+                             "partitions are column partitions, whose fold phase is estimated")
     parser.add_argument("-k", "--parts", dest="k", type=int,
                         help="number of parts = processes (default: largest id + 1)")
     add_model_arguments(parser)
@@ -88,7 +98,7 @@ def run(args):
 
     from partkit.io import read_partition
 
-    model, description = load_model(args.file, args.ncommon)
+    model, description = load_model(args.file, args.ncommon, args.model)
     n = model.shape[0] if hasattr(model, "shape") else model.n
     part = read_partition(args.partfile, n=n, k=args.k)
     name = Path(args.file).name

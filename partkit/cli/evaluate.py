@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from partkit.cli import EXIT_OK
 from partkit.cli._common import add_graph_arguments, load_graph, print_json
+from partkit.cli._hypergraph import add_model_arguments, load_hypergraph, print_summary
 
 
 def register(subparsers):
@@ -14,6 +15,7 @@ def register(subparsers):
                     "boundary vertices and disconnected parts of a partition.")
     add_graph_arguments(parser)
     parser.add_argument("partfile", help="partition file: one part id per line")
+    add_model_arguments(parser, "the hypergraph models report λ-1, cut nets and the largest volume a part sends")
     parser.add_argument("-k", "--parts", dest="k", type=int,
                         help="number of parts (default: largest id + 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
@@ -25,6 +27,8 @@ def run(args):
     from partkit.io import read_partition
     from partkit.metrics import summary
 
+    if args.model != "graph":
+        return run_hypergraph(args)
     graph = load_graph(args)
     part = read_partition(args.partfile, n=graph.n, k=args.k)
     k = args.k or (int(part.max()) + 1 if part.size else 1)
@@ -40,4 +44,20 @@ def run(args):
               else f"  {key.replace('_', ' '):<20} {value}")
     if graph.ncon > 1:
         print("  imbalance per constraint " + " ".join(f"{x:.4f}" for x in result["imbalance_per_constraint"]))
+    return EXIT_OK
+
+
+def run_hypergraph(args):
+    """The hypergraph metrics of a partition (:func:`partkit.hypergraph.metrics.summary`)."""
+    from partkit.hypergraph.metrics import summary
+    from partkit.io import read_partition
+
+    h = load_hypergraph(args)
+    part = read_partition(args.partfile, n=h.n, k=args.k)
+    k = args.k or (int(part.max()) + 1 if part.size else 1)
+    result = {"file": args.file, "partition": args.partfile, "model": args.model, **summary(h, part, k)}
+    if args.json:
+        print_json(result)
+    else:
+        print_summary(h, result, f" model={args.model}")
     return EXIT_OK

@@ -10,6 +10,7 @@ from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
 from partkit.cli._compile import compile_notice
 from partkit.cli._common import (add_graph_arguments, end_progress, load_graph, method_options,
                                  parse_options, print_json, progress_printer)
+from partkit.cli._hypergraph import add_model_arguments, load_hypergraph, print_summary
 
 
 def register(subparsers):
@@ -23,8 +24,10 @@ def register(subparsers):
                     f"part id per line. Methods: {methods}.")
     add_graph_arguments(parser)
     parser.add_argument("-k", "--parts", dest="k", type=int, required=True, help="number of parts")
-    parser.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS),
-                        help=f"partitioning method (default {DEFAULT_METHOD})")
+    add_model_arguments(parser, "the hypergraph models use partkit's multilevel hypergraph partitioner "
+                                "(minimising λ-1; --preset and -O KEY=VALUE set its parameters)")
+    parser.add_argument("--method", choices=list(METHODS),
+                        help=f"partitioning method of the graph model (default {DEFAULT_METHOD})")
     parser.add_argument("--imbalance", type=float, default=0.03,
                         help="allowed imbalance: max part weight <= (1 + imbalance) * average (default 0.03)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -48,11 +51,15 @@ def run(args):
         from partkit.distributed.command import run as run_distributed
 
         return run_distributed(args)
+    if args.model != "graph":
+        return run_hypergraph(args)
     from partkit.api import partition
     from partkit.errors import InfeasibleBalanceWarning
     from partkit.io import write_partition
     from partkit.metrics import summary
+    from partkit.methods import DEFAULT_METHOD
 
+    args.method = args.method or DEFAULT_METHOD
     graph = load_graph(args)
     printer = progress_printer(args.quiet or args.json)
     options = method_options(args.method, {"preset": args.preset, "refine": args.refine,
@@ -75,6 +82,49 @@ def run(args):
         print(f"{graph.name}: n={graph.n} m={graph.m} k={args.k} method={args.method}")
         print(f"  cut {result['cut']}  imbalance {result['imbalance']:.4f}  volume {result['volume']}  "
               f"time {seconds:.3f} s")
+        print(f"  wrote {output}")
+    for warning in infeasible:
+        print(f"partkit: warning: {warning.message}", file=sys.stderr)
+    return EXIT_INFEASIBLE if infeasible else EXIT_OK
+
+
+def run_hypergraph(args):
+    """Partition the hypergraph model with :func:`partkit.hypergraph.partition`."""
+    from dataclasses import fields, replace
+
+    from partkit.errors import InfeasibleBalanceWarning, InputError
+    from partkit.hypergraph import partition
+    from partkit.hypergraph.metrics import summary
+    from partkit.hypergraph.partitioner import PRESETS
+    from partkit.io import write_partition
+
+    for given, option in ((args.method, "--method"), (args.refine, "--refine"), (args.coords, "--coords")):
+        if given is not None:
+            raise InputError(f"{option} applies to the graph model, not --model {args.model}")
+    context = PRESETS[args.preset or "default"]
+    options = parse_options(args.option)
+    known = {f.name for f in fields(context)}
+    for name in options:
+        if name not in known:
+            raise InputError(f"--model {args.model} has no option {name!r} (it accepts: {', '.join(sorted(known))})")
+    context = replace(context, **options)
+    h = load_hypergraph(args)
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InfeasibleBalanceWarning)
+        part = partition(h, args.k, imbalance=args.imbalance, seed=args.seed, context=context)
+    seconds = time.perf_counter() - start
+    infeasible = [w for w in caught if issubclass(w.category, InfeasibleBalanceWarning)]
+    output = args.output or f"{args.file}.part.{args.k}"
+    write_partition(output, part)
+    result = {"file": args.file, "model": args.model, **summary(h, part, args.k),
+              "imbalance_bound": args.imbalance, "balanced": not infeasible, "seconds": seconds,
+              "output": output}
+    if args.json:
+        print_json(result)
+    else:
+        print_summary(h, result, f" model={args.model}")
+        print(f"  time {seconds:.3f} s")
         print(f"  wrote {output}")
     for warning in infeasible:
         print(f"partkit: warning: {warning.message}", file=sys.stderr)

@@ -25,7 +25,7 @@ from partkit.methods import DEFAULT_METHOD
 
 #: Options of the serial command that the distributed path does not take, with their defaults.
 SERIAL_ONLY = {"coords": None, "edge_weights": "unit", "ncommon": None, "preset": None, "refine": None,
-               "option": []}
+               "option": [], "model": "graph", "vertex_weights": None}
 
 
 def run(args):
@@ -41,7 +41,7 @@ def run(args):
 
 def _run(comm, args):
     given = [name for name, default in SERIAL_ONLY.items() if getattr(args, name, default) != default]
-    if given or args.method != DEFAULT_METHOD:
+    if given or args.method not in (None, DEFAULT_METHOD):
         flag = "--" + (given[0].replace("_", "-") if given else "method")
         raise InputError(f"{flag} is not available under MPI (the distributed partitioner is multilevel "
                          "label propagation with the serial engine on the coarsest graph)")

@@ -1,0 +1,1 @@
+"""Numba kernels of the hypergraph partitioner, one module per stage (plus the shared heap)."""

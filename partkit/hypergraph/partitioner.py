@@ -1,0 +1,255 @@
+"""Multilevel k-way hypergraph partitioning on the connectivity-1 (λ-1) objective.
+
+The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
+(:mod:`partkit.hypergraph.kernels`):
+
+1. **Coarsening** (``kernels/coarsening.py``): passes of clustering by the
+   heavy-net rating ``sum over shared nets of w(e) / (|e| - 1)``, divided
+   by the product of the two weights (nets larger than ``large_net`` are not rated; a cluster weighs at most
+   ``W / (contraction_limit * k)``), each followed by contraction, which
+   drops single-pin nets and merges identical nets into one heavier net;
+   until ``contraction_limit * k`` vertices remain or a pass stops shrinking.
+2. **Initial partitioning** (``kernels/initial.py``): recursive bisection of
+   the coarsest hypergraph. Every bisection is itself multilevel: coarsen
+   to ``2 * bisection_limit`` vertices, take the best of ``tries`` greedy
+   hypergraph growings each refined by 2-way FM on the cut-net gain (passes
+   end by KaHyPar's adaptive random-walk stopping rule), then
+   2-way FM on every level back up. Cut nets are split between the two
+   halves (their pins on each side stay a net), so summing the cut nets of
+   all bisections gives λ-1. The imbalance of each bisection is set so
+   that the final parts respect the bound: ``(1 + ε')^depth * W_sub / k_sub <= L``.
+   ``initial_runs`` recursive bisections are made and refined on the
+   coarsest level; the best (within the bound, then smallest λ-1) is kept.
+3. **Uncoarsening** (``kernels/refinement.py``): on every level, the
+   partition is projected, label propagation then k-way FM improve λ-1 from
+   pin counts per part per net, and overweight parts are rebalanced.
+
+The balance bound is partkit's: ``L = max(floor((1 + ε) W / k), ceil(W / k))``
+for the total vertex weight ``W``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from partkit.errors import InfeasibleBalanceWarning, InputError
+from partkit.hypergraph.kernels.coarsening import cluster, contract, transpose
+from partkit.hypergraph.kernels.initial import fm_refine, grow_and_refine
+from partkit.hypergraph.kernels.refinement import (connectivity_cost, fm, label_propagation, part_weights,
+                                                   pin_counts, rebalance)
+from partkit.hypergraph.model import Hypergraph
+from partkit._random import KeyStream
+from partkit.metrics import max_part_weights
+
+
+@dataclass(frozen=True)
+class Context:
+    """Parameters of the partitioner (defaults in parentheses are the ``default`` preset).
+
+    Attributes
+    ----------
+    contraction_limit : int
+        Coarsen until ``contraction_limit * k`` vertices remain (160).
+    max_shrink : float
+        One clustering pass divides the vertex count by at most this (2.5).
+    large_net : int
+        Nets with more pins are ignored while rating and in FM's eager
+        gain updates (1000).
+    bisection_limit : int
+        Coarsest size of a bisection's hierarchy: ``2 * bisection_limit`` (150).
+    tries : int
+        Greedy growings per bisection (5).
+    initial_runs : int
+        Recursive bisections of the coarsest hypergraph, each refined; the best is kept (3).
+    fm2_stop, fm2_alpha, fm2_passes
+        2-way FM: a pass stops after ``fm2_stop`` moves without improvement
+        (400) or earlier by the adaptive rule with ``alpha = fm2_alpha``
+        (16.0, see ``kernels/initial.py``); at most ``fm2_passes`` passes (10).
+    lp_rounds : int
+        Label-propagation rounds per level (5).
+    fm_stop, fm_passes : int
+        k-way FM: moves without improvement before a pass stops (350), passes (3).
+    rebalance_rounds : int
+        Rounds of the rebalancer (10).
+    """
+
+    contraction_limit: int = 160
+    max_shrink: float = 2.5
+    large_net: int = 1000
+    bisection_limit: int = 150
+    tries: int = 5
+    initial_runs: int = 3
+    fm2_stop: int = 400
+    fm2_alpha: float = 16.0
+    fm2_passes: int = 10
+    lp_rounds: int = 5
+    fm_stop: int = 350
+    fm_passes: int = 3
+    rebalance_rounds: int = 10
+
+
+PRESETS = {"fast": Context(tries=2, initial_runs=1, fm2_passes=3, fm_stop=100, fm_passes=1),
+           "default": Context(),
+           "strong": Context(tries=10, initial_runs=5, fm2_alpha=64.0, fm_stop=1000, fm_passes=10)}
+
+
+class _Level(NamedTuple):
+    net_ptr: np.ndarray
+    pins: np.ndarray
+    vptr: np.ndarray
+    vnets: np.ndarray
+    nwgt: np.ndarray
+    vwgt: np.ndarray
+
+    @property
+    def n(self):
+        return self.vwgt.size
+
+    def arrays(self):
+        return self.net_ptr, self.pins, self.vptr, self.vnets, self.nwgt, self.vwgt
+
+
+def _level(net_ptr, pins, nwgt, vwgt) -> _Level:
+    vptr, vnets = transpose(vwgt.size, net_ptr, pins)
+    return _Level(net_ptr, pins, vptr, vnets, nwgt, vwgt)
+
+
+def _contract(level: _Level, coarse_of, nc) -> _Level:
+    cptr, cpins, cnwgt, cvwgt = contract(level.net_ptr, level.pins, level.nwgt, level.vwgt, coarse_of, nc)
+    return _level(cptr, cpins, cnwgt, cvwgt)
+
+
+def _coarsen(level: _Level, limit: int, ctx: Context, keys):
+    """The hierarchy ``[finest, ..., coarsest]`` and the maps from each level to the next."""
+    hierarchy, maps = [level], []
+    max_weight = max(math.ceil(int(level.vwgt.sum()) / limit), 1)
+    while hierarchy[-1].n > limit:
+        cur = hierarchy[-1]
+        min_clusters = max(limit, int(cur.n / ctx.max_shrink))
+        coarse_of, nc = cluster(cur.net_ptr, cur.pins, cur.vptr, cur.vnets, cur.vwgt, cur.nwgt,
+                                max_weight, ctx.large_net, min_clusters, keys.next())
+        if nc * 1.01 > cur.n:
+            break
+        hierarchy.append(_contract(cur, coarse_of, nc))
+        maps.append(coarse_of)
+    return hierarchy, maps
+
+
+def _bisect(level: _Level, maxw, target0, ctx: Context, keys):
+    """Multilevel bisection: sides 0/1 with weights at most ``maxw``, side 0 aimed at ``target0``."""
+    hierarchy, maps = _coarsen(level, 2 * ctx.bisection_limit, ctx, keys)
+    part = grow_and_refine(*hierarchy[-1].arrays(), maxw, target0, ctx.tries, ctx.fm2_stop, ctx.fm2_alpha,
+                           ctx.fm2_passes, keys.next())
+    for finer, coarse_of in zip(hierarchy[-2::-1], maps[::-1]):
+        part = part[coarse_of]
+        fm_refine(*finer.arrays(), part, maxw, ctx.fm2_stop, ctx.fm2_alpha, ctx.fm2_passes)
+    return part
+
+
+def _recursive_bisection(level: _Level, k, first, out, ids, bound, ctx, keys):
+    """Parts ``first .. first + k - 1`` for the vertices ``ids`` (those of ``level``) into ``out``."""
+    if k == 1 or level.n == 0:
+        out[ids] = first
+        return
+    k0 = (k + 1) // 2
+    total = int(level.vwgt.sum())
+    eps = max((bound * k / total) ** (1.0 / math.ceil(math.log2(k))) - 1.0, 0.0) if total else 0.0
+    shares = np.array([k0, k - k0]) / k
+    maxw = np.maximum(np.floor((1.0 + eps) * total * shares + 1e-9), np.ceil(total * shares)).astype(np.int64)
+    part = _bisect(level, maxw, int(round(total * shares[0])), ctx, keys)
+    for side, (parts, offset) in enumerate(((k0, first), (k - k0, first + k0))):
+        inside = part == side
+        mapping = np.where(inside, np.cumsum(inside) - 1, -1)
+        sub = _contract(level, mapping, int(inside.sum()))
+        _recursive_bisection(sub, parts, offset, out, ids[inside], bound, ctx, keys)
+
+
+def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
+    """λ-1 refinement of ``part`` (in place) on one level; True when the balance bound holds."""
+    k = maxw.size
+    arrays = level.arrays()
+    pc, lam = pin_counts(level.net_ptr, level.pins, part, k)
+    pw = part_weights(level.vwgt, part, k)
+    state = (part, pc, lam, pw, maxw)
+    rebalance(*arrays, *state, ctx.rebalance_rounds)
+    label_propagation(*arrays, *state, ctx.lp_rounds, keys.next())
+    fm(*arrays, *state, ctx.fm_stop, ctx.fm_passes, ctx.large_net)
+    return rebalance(*arrays, *state, ctx.rebalance_rounds)
+
+
+def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, preset: str = "default",
+              context: Context | None = None) -> np.ndarray:
+    """Partition a hypergraph into ``k`` parts minimising connectivity-1 (λ-1).
+
+    Parameters
+    ----------
+    h : Hypergraph
+    k : int
+        Number of parts, ``1 <= k <= h.n``.
+    imbalance : float, default 0.03
+        Every part weighs at most ``max(floor((1 + imbalance) W / k), ceil(W / k))``.
+    seed : int, default 0
+        The same seed gives the same partition.
+    preset : {"fast", "default", "strong"}
+        Speed/quality trade-off (:data:`PRESETS`).
+    context : Context, optional
+        Explicit parameters (override ``preset``).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (h.n,)
+        Part of every vertex. If the bound cannot be met (a vertex heavier
+        than it, say), an :class:`~partkit.InfeasibleBalanceWarning` is
+        issued and the partition is returned anyway.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> from partkit.hypergraph import Hypergraph, connectivity_minus_one, partition
+    >>> h = Hypergraph.from_graph(grid2d(20, 20))
+    >>> part = partition(h, 4, seed=1)
+    >>> connectivity_minus_one(h, part) <= 60
+    True
+    """
+    if not isinstance(h, Hypergraph):
+        raise InputError(f"expected a partkit.hypergraph.Hypergraph, got {type(h).__name__}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(h.n, 1):
+        raise InputError(f"{h.name}: k must be an integer in [1, {h.n}], got {k!r}")
+    if not (imbalance >= 0 and np.isfinite(imbalance)):
+        raise InputError(f"{h.name}: imbalance must be a non-negative number, got {imbalance!r}")
+    if context is None:
+        if preset not in PRESETS:
+            raise InputError(f"{h.name}: preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+        context = PRESETS[preset]
+    k = int(k)
+    if k == 1:
+        return np.zeros(h.n, dtype=np.int64)
+    keys = KeyStream(seed)
+    bound = int(max_part_weights(h, k, imbalance)[0, 0])
+    maxw = np.full(k, bound, dtype=np.int64)
+    finest = _contract(_level(h.net_ptr, h.pins, h.net_cost, h.vwgt), np.arange(h.n, dtype=np.int64), h.n)
+    hierarchy, maps = _coarsen(finest, context.contraction_limit * k, context, keys)
+    coarsest = hierarchy[-1]
+    best = None
+    for _ in range(context.initial_runs):
+        candidate = np.empty(coarsest.n, dtype=np.int64)
+        _recursive_bisection(coarsest, k, 0, candidate, np.arange(coarsest.n), bound, context, keys)
+        fits = _refine(coarsest, candidate, maxw, context, keys)
+        quality = (not fits, connectivity_cost(coarsest.nwgt, pin_counts(coarsest.net_ptr, coarsest.pins,
+                                                                          candidate, k)[1]))
+        if best is None or quality < best[0]:
+            best = (quality, candidate, fits)
+    _, part, balanced = best
+    for finer, coarse_of in zip(hierarchy[-2::-1], maps[::-1]):
+        part = part[coarse_of]
+        balanced = _refine(finer, part, maxw, context, keys)
+    if not balanced:
+        warnings.warn(f"{h.name}: no partition into {k} parts within imbalance {imbalance} was found "
+                      f"(heaviest part {int(np.bincount(part, h.vwgt, k).max())} > bound {bound})",
+                      InfeasibleBalanceWarning, stacklevel=2)
+    return part
