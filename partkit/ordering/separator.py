@@ -27,6 +27,9 @@ INITIAL_TRIES = 7
 #: Node-FM passes per level.
 FM_PASSES = 10
 
+#: One-sided node FM (METIS's default for orderings) rather than two-sided.
+ONE_SIDED = True
+
 #: Graphs with at least this many vertices get :data:`RUNS` coarse runs.
 LARGE = 5000
 
@@ -83,7 +86,7 @@ def separate(graph, imbalance, rng):
         pw = side_weights(coarse_vwgt, where)
         if best is None or separator_better(pw, best_pw, maxside):
             best, best_pw = where, pw
-    return _refine_up(levels, best, maxside)
+    return _refine_up(levels, best, maxside, rng)
 
 
 def _multilevel(graph, maxside, rng, tries):
@@ -93,15 +96,19 @@ def _multilevel(graph, maxside, rng, tries):
     orders = np.stack([rng.permutation(coarse.n) for _ in range(tries)]).astype(np.int64)
     heap0, heap1 = new_heap(coarse.n), new_heap(coarse.n)
     where = initial_separator(coarse.xadj, coarse.adjncy, np.ascontiguousarray(coarse.vwgt[:, 0]),
-                              maxside, orders, FM_PASSES, heap0, heap1)
-    return _refine_up(levels, where, maxside)
+                              maxside, orders, FM_PASSES, ONE_SIDED, _seed(rng), heap0, heap1)
+    return _refine_up(levels, where, maxside, rng)
 
 
-def _refine_up(levels, where, maxside):
+def _refine_up(levels, where, maxside, rng):
     """Project ``where`` through ``levels`` (finest first), refining by node FM on each."""
     for fine, cmap in reversed(levels):
         where = where[cmap]
         heap0, heap1 = new_heap(fine.n), new_heap(fine.n)
         node_fm(fine.xadj, fine.adjncy, np.ascontiguousarray(fine.vwgt[:, 0]), where, maxside,
-                FM_PASSES, heap0, heap1)
+                FM_PASSES, ONE_SIDED, _seed(rng), heap0, heap1)
     return where
+
+
+def _seed(rng):
+    return int(rng.integers(2**31))

@@ -13,8 +13,12 @@ bounded by the AMD formula
 (W: remaining weight; ``|L_e \\ L_p|`` from one scan of the E_i); an element
 with ``L_e ⊆ L_p`` is absorbed (aggressive absorption) and entries of A_i
 covered by L_p are pruned. Sizes are weighted by ``nv`` (vertices that the
-caller compressed). Degrees live in bucket lists; lists that no longer fit
-are moved to the end of ``iw`` with garbage collection.
+caller compressed); variables whose lists become equal are merged into
+supervariables. As in multiple minimum degree (Liu, 1985), pivots are
+taken in stages: all variables of the stage's minimum degree that no pivot
+of the stage touched are eliminated before the touched ones return to the
+degree buckets. Lists that no longer fit are moved to the end of ``iw``
+with garbage collection.
 """
 
 import numpy as np
@@ -85,6 +89,27 @@ def _merge_indistinguishable(iw, pe, elen, ln, nv, status, degree, hashes, membe
 
 
 @njit(cache=True)
+def _bucket_insert(head, nxt, prv, inbucket, i, d):
+    prv[i] = -1
+    nxt[i] = head[d]
+    if head[d] != -1:
+        prv[head[d]] = i
+    head[d] = i
+    inbucket[i] = True
+
+
+@njit(cache=True)
+def _bucket_remove(head, nxt, prv, inbucket, i, d):
+    if prv[i] != -1:
+        nxt[prv[i]] = nxt[i]
+    else:
+        head[d] = nxt[i]
+    if nxt[i] != -1:
+        prv[nxt[i]] = prv[i]
+    inbucket[i] = False
+
+
+@njit(cache=True)
 def approximate_minimum_degree(xadj, adjncy, nv):
     """Elimination order of the graph (``order[k]`` = vertex eliminated k-th), vertices weighted by ``nv``."""
     n = xadj.size - 1
@@ -106,12 +131,11 @@ def approximate_minimum_degree(xadj, adjncy, nv):
     head = np.full(remaining + 1, -1, np.int64)
     nxt = np.full(n, -1, np.int64)
     prv = np.full(n, -1, np.int64)
+    inbucket = np.zeros(n, np.bool_)
     for i in range(n):
-        d = degree[i]
-        nxt[i] = head[d]
-        if head[d] != -1:
-            prv[head[d]] = i
-        head[d] = i
+        _bucket_insert(head, nxt, prv, inbucket, i, degree[i])
+    pending = np.empty(n, np.int64)  # variables updated in this stage, out of the buckets
+    npending = 0
     mark = np.zeros(n, np.int64)
     wstamp = np.zeros(n, np.int64)
     w = np.zeros(n, np.int64)
@@ -125,14 +149,21 @@ def approximate_minimum_degree(xadj, adjncy, nv):
     mindeg = 0
     done = 0
     k = 0
+    stage = -1
     while done < n:
         k += 1
-        while head[mindeg] == -1:
-            mindeg += 1
-        p = head[mindeg]
-        head[mindeg] = nxt[p]
-        if nxt[p] != -1:
-            prv[nxt[p]] = -1
+        if stage == -1 or head[stage] == -1:  # a new stage of multiple elimination
+            for t in range(npending):
+                i = pending[t]
+                if status[i] == VARIABLE and not inbucket[i]:
+                    _bucket_insert(head, nxt, prv, inbucket, i, degree[i])
+                    mindeg = min(mindeg, degree[i])
+            npending = 0
+            while head[mindeg] == -1:
+                mindeg += 1
+            stage = mindeg
+        p = head[stage]
+        _bucket_remove(head, nxt, prv, inbucket, p, stage)
         v = p
         while v != -1:
             order[done] = v
@@ -173,12 +204,10 @@ def approximate_minimum_degree(xadj, adjncy, nv):
         for t in range(start, pfree):
             i = iw[t]
             degme += nv[i]
-            if prv[i] != -1:  # out of its degree bucket until its degree is known
-                nxt[prv[i]] = nxt[i]
-            else:
-                head[degree[i]] = nxt[i]
-            if nxt[i] != -1:
-                prv[nxt[i]] = prv[i]
+            if inbucket[i]:  # out of its degree bucket until the stage ends
+                _bucket_remove(head, nxt, prv, inbucket, i, degree[i])
+                pending[npending] = i
+                npending += 1
         elemsize[p] = degme
         # |L_e \ L_p| for every other element around L_p
         for t in range(start, pfree):
@@ -229,16 +258,4 @@ def approximate_minimum_degree(xadj, adjncy, nv):
             hashes[i] = h
         _merge_indistinguishable(iw, pe, elen, ln, nv, status, degree, hashes, members, tail, seen, counter,
                                  iw[start:pfree].copy())
-        for t in range(start, pfree):
-            i = iw[t]
-            if status[i] != VARIABLE:
-                continue
-            d = degree[i]
-            prv[i] = -1
-            nxt[i] = head[d]
-            if head[d] != -1:
-                prv[head[d]] = i
-            head[d] = i
-            if d < mindeg:
-                mindeg = d
     return order

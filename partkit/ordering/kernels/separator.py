@@ -159,17 +159,21 @@ def _excess(pw, maxside):
 
 
 @njit(cache=True)
-def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, heap0, heap1):
-    """Two-sided FM refinement of a vertex separator, in place (METIS's FM_2WayNodeRefine2Sided).
+def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed, heap0, heap1):
+    """FM refinement of a vertex separator, in place (METIS's FM_2WayNodeRefine1Sided/2Sided).
 
     A move takes a separator vertex v to side ``to`` and pulls its
     neighbours on the other side into S; its gain is ``vwgt[v]`` minus the
-    weight pulled. Each pass moves vertices by highest gain (the side whose
-    move keeps ``to`` within ``maxside``; the lighter side while the
-    separator is unbalanced), each at most once, then rolls back to the
-    best prefix: smallest excess over ``maxside``, then smallest S, then
-    smallest weight difference of A and B. Returns the side weights.
+    weight pulled. Each pass moves vertices by highest gain, each at most
+    once, then rolls back to the best prefix: smallest excess over
+    ``maxside``, then smallest S, then smallest weight difference of A and B.
+    Two-sided passes pick the side by gain (keeping ``to`` within
+    ``maxside``; the lighter side while unbalanced); one-sided passes move
+    towards one side, alternating, and stop after a pair of passes without
+    gain. Separator vertices enter the queues in a random order (``seed``)
+    so that ties are broken randomly. Returns the side weights.
     """
+    np.random.seed(seed)
     n = xadj.size - 1
     pw = side_weights(vwgt, where)
     ed = np.zeros((n, 2), np.int64)  # weight of a separator vertex's neighbours in A and B
@@ -177,20 +181,32 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, heap0, heap1):
     swaps = np.empty(n, np.int64)
     pulled = np.empty(adjncy.size + 1, np.int64)  # a move pulls at most its degree
     mptr = np.empty(n + 1, np.int64)
+    seps = np.empty(n, np.int64)
     heaps = (heap0, heap1)
-    for _ in range(npasses):
+    fixed = 0 if pw[0] < pw[1] else 1
+    pass_start_sep = pw[2]
+    for npass in range(2 * npasses if onesided else npasses):
+        fixed = 1 - fixed
+        if onesided and npass % 2 == 0:
+            pass_start_sep = pw[2]
         nsep = 0
         for v in range(n):
             moved[v] = -1
             if where[v] == 2:
+                seps[nsep] = v
                 nsep += 1
-                ed[v, 0] = 0
-                ed[v, 1] = 0
-                for p in range(xadj[v], xadj[v + 1]):
-                    u = adjncy[p]
-                    if where[u] != 2:
-                        ed[v, where[u]] += vwgt[u]
+        np.random.shuffle(seps[:nsep])
+        for t in range(nsep):
+            v = seps[t]
+            ed[v, 0] = 0
+            ed[v, 1] = 0
+            for p in range(xadj[v], xadj[v + 1]):
+                u = adjncy[p]
+                if where[u] != 2:
+                    ed[v, where[u]] += vwgt[u]
+            if not onesided or fixed == 0:
                 heap_push(heap0[0], heap0[1], heap0[2], heap0[3], v, vwgt[v] - ed[v, 1])
+            if not onesided or fixed == 1:
                 heap_push(heap1[0], heap1[1], heap1[2], heap1[3], v, vwgt[v] - ed[v, 0])
         limit = min(max(3 * nsep, 20), 300)
         best_excess = _excess(pw, maxside)
@@ -205,7 +221,11 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, heap0, heap1):
             size1 = heap1[3][0]
             if size0 == 0 and size1 == 0:
                 break
-            if max(pw[0], pw[1]) > maxside:
+            if onesided:
+                to = fixed
+                if pw[to] + vwgt[heaps[to][1][0]] > maxside and pw[to] >= pw[1 - to]:
+                    break
+            elif max(pw[0], pw[1]) > maxside:
                 to = 0 if pw[0] < pw[1] else 1
                 if heaps[to][3][0] == 0:
                     break
@@ -267,7 +287,7 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, heap0, heap1):
             if (excess < best_excess or (excess == best_excess and (
                     pw[2] < best_sep or (pw[2] == best_sep and diff < best_diff)))):
                 best_excess, best_sep, best_diff, best = excess, pw[2], diff, nswaps
-            elif nswaps - best > limit:
+            elif nswaps - best > 3 * limit or (nswaps - best > limit and pw[2] > 1.1 * best_sep):
                 break
         heap_clear(heap0[1], heap0[2], heap0[3])
         heap_clear(heap1[1], heap1[2], heap1[3])
@@ -283,7 +303,10 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, heap0, heap1):
                 where[k] = other
                 pw[2] -= vwgt[k]
                 pw[other] += vwgt[k]
-        if best == 0:
+        if onesided:
+            if npass % 2 == 1 and pw[2] >= pass_start_sep and _excess(pw, maxside) == 0:
+                break
+        elif best == 0:
             break
     return pw
 
@@ -300,7 +323,7 @@ def separator_better(pw, best_pw, maxside):
 
 
 @njit(cache=True)
-def initial_separator(xadj, adjncy, vwgt, maxside, orders, npasses, heap0, heap1):
+def initial_separator(xadj, adjncy, vwgt, maxside, orders, npasses, onesided, seed, heap0, heap1):
     """Best separator over the grown bisections starting from each row of ``orders``.
 
     Each start is grown to half the weight, its cut covered (:func:`cover_cut`)
@@ -311,7 +334,7 @@ def initial_separator(xadj, adjncy, vwgt, maxside, orders, npasses, heap0, heap1
     for t in range(orders.shape[0]):
         where = grow_bisection(xadj, adjncy, vwgt, orders[t])
         cover_cut(xadj, adjncy, where)
-        pw = node_fm(xadj, adjncy, vwgt, where, maxside, npasses, heap0, heap1)
+        pw = node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed + t, heap0, heap1)
         if t == 0 or separator_better(pw, best_pw, maxside):
             best = where
             best_pw = pw
