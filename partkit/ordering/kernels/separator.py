@@ -169,9 +169,10 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed, heap0, 
     ``maxside``, then smallest S, then smallest weight difference of A and B.
     Two-sided passes pick the side by gain (keeping ``to`` within
     ``maxside``; the lighter side while unbalanced); one-sided passes move
-    towards one side, alternating, and stop after a pair of passes without
-    gain. Separator vertices enter the queues in a random order (``seed``)
-    so that ties are broken randomly. Returns the side weights.
+    towards one side, alternating, and stop after a pass towards the second
+    side without gain. Separator vertices enter the queues in a random
+    order (``seed``) so that ties are broken randomly. Returns the side
+    weights.
     """
     np.random.seed(seed)
     n = xadj.size - 1
@@ -184,11 +185,8 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed, heap0, 
     seps = np.empty(n, np.int64)
     heaps = (heap0, heap1)
     fixed = 0 if pw[0] < pw[1] else 1
-    pass_start_sep = pw[2]
     for npass in range(2 * npasses if onesided else npasses):
         fixed = 1 - fixed
-        if onesided and npass % 2 == 0:
-            pass_start_sep = pw[2]
         nsep = 0
         for v in range(n):
             moved[v] = -1
@@ -303,10 +301,7 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed, heap0, 
                 where[k] = other
                 pw[2] -= vwgt[k]
                 pw[other] += vwgt[k]
-        if onesided:
-            if npass % 2 == 1 and pw[2] >= pass_start_sep and _excess(pw, maxside) == 0:
-                break
-        elif best == 0:
+        if best == 0 and (npass % 2 == 1 or not onesided):
             break
     return pw
 
