@@ -82,52 +82,56 @@ def order(graph, *, seed=0):
 
 
 def dissect(xadj, adjncy, vwgt, rng):
-    """Elimination order (``order[k]`` = vertex eliminated k-th) of a weighted graph by nested dissection."""
+    """Elimination order (``order[k]`` = vertex eliminated k-th) of a weighted graph by nested dissection.
+
+    Pieces wait on a stack as ``(vertices, first position, their CSR)``; each
+    child is cut out of its parent's CSR, so the work stays local in memory.
+    """
     n = xadj.size - 1
     result = np.empty(n, dtype=np.int64)
-    local = np.full(n, -1, dtype=np.int64)
-    stack = [(np.arange(n, dtype=np.int64), 0)]  # (vertices, first position)
+    stack = [(np.arange(n, dtype=np.int64), 0, (xadj, adjncy, vwgt))]
     while stack:
-        vertices, first = stack.pop()
-        sub_xadj, sub_adjncy, sub_vwgt = induced_subgraph(xadj, adjncy, vwgt, vertices, local)
+        vertices, first, csr = stack.pop()
         if vertices.size <= LEAF_SIZE:
-            _leaf(sub_xadj, sub_adjncy, sub_vwgt, vertices, result, first)
+            _leaf(csr, vertices, result, first)
             continue
-        label, count = components(sub_xadj, sub_adjncy)
+        label, count = components(csr[0], csr[1])
         if count > 1:
-            _split_components(label, count, vertices, first, sub_xadj, sub_adjncy, sub_vwgt, result, stack)
+            _split_components(label, count, vertices, first, csr, result, stack)
             continue
-        sub = Graph(sub_xadj, sub_adjncy, sub_vwgt, validate=False)
-        where = separate(sub, IMBALANCE, rng)
-        sides = [vertices[where == s] for s in range(3)]
+        where = separate(Graph(*csr, validate=False), IMBALANCE, rng)
+        sides = [np.flatnonzero(where == s) for s in range(3)]
         if sides[0].size == 0 or sides[1].size == 0:  # no separator: order the piece by minimum degree
-            _leaf(sub_xadj, sub_adjncy, sub_vwgt, vertices, result, first)
+            _leaf(csr, vertices, result, first)
             continue
         last = first + vertices.size
-        result[last - sides[2].size:last] = sides[2]
-        stack.append((sides[1], first + sides[0].size))
-        stack.append((sides[0], first))
+        result[last - sides[2].size:last] = vertices[sides[2]]
+        stack.append((vertices[sides[1]], first + sides[0].size, _cut(csr, sides[1])))
+        stack.append((vertices[sides[0]], first, _cut(csr, sides[0])))
     return result
 
 
-def _leaf(xadj, adjncy, vwgt, vertices, result, first):
-    result[first:first + vertices.size] = vertices[approximate_minimum_degree(xadj, adjncy, vwgt)]
+def _cut(csr, inside):
+    """The CSR of the subgraph of ``csr`` induced by the local vertices ``inside``."""
+    local = np.full(csr[0].size - 1, -1, dtype=np.int64)
+    return induced_subgraph(*csr, inside, local)
 
 
-def _split_components(label, count, vertices, first, xadj, adjncy, vwgt, result, stack):
+def _leaf(csr, vertices, result, first):
+    result[first:first + vertices.size] = vertices[approximate_minimum_degree(*csr)]
+
+
+def _split_components(label, count, vertices, first, csr, result, stack):
     """Order a disconnected piece: small components together by minimum degree, large ones pushed."""
     sizes = np.bincount(label, minlength=count)
     small = sizes[label] <= LEAF_SIZE
     if small.any():
         inside = np.flatnonzero(small)
-        local = np.full(vertices.size, -1, dtype=np.int64)
-        part_xadj, part_adjncy, part_vwgt = induced_subgraph(xadj, adjncy, vwgt, inside, local)
-        _leaf(part_xadj, part_adjncy, part_vwgt, vertices[inside], result, first)
+        _leaf(_cut(csr, inside), vertices[inside], result, first)
         first += inside.size
-    large = np.flatnonzero(sizes > LEAF_SIZE)
     by_label = np.argsort(label, kind="stable")
     starts = np.concatenate([[0], np.cumsum(sizes)])
-    for c in large:
-        piece = vertices[by_label[starts[c]:starts[c + 1]]]
-        stack.append((piece, first))
-        first += piece.size
+    for c in np.flatnonzero(sizes > LEAF_SIZE):
+        inside = by_label[starts[c]:starts[c + 1]]
+        stack.append((vertices[inside], first, _cut(csr, inside)))
+        first += inside.size

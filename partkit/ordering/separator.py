@@ -30,6 +30,9 @@ FM_PASSES = 10
 #: One-sided node FM (METIS's default for orderings) rather than two-sided.
 ONE_SIDED = True
 
+#: Graphs of at most this many vertices are separated without coarsening.
+DIRECT = 1000
+
 #: Graphs with at least this many vertices get :data:`RUNS` coarse runs.
 LARGE = 5000
 
@@ -90,7 +93,10 @@ def separate(graph, imbalance, rng):
 
 
 def _multilevel(graph, maxside, rng, tries):
-    levels, coarse = coarsen(graph, int(np.clip(graph.n // 8, 40, 100)), rng)
+    if graph.n <= DIRECT:
+        levels, coarse = [], graph
+    else:
+        levels, coarse = coarsen(graph, int(np.clip(graph.n // 8, 40, 100)), rng)
     if not levels:  # the graph is small already: more starts instead
         tries = max(1, tries // 2) if coarse.n > 100 else tries
     orders = np.stack([rng.permutation(coarse.n) for _ in range(tries)]).astype(np.int64)
