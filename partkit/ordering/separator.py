@@ -27,6 +27,9 @@ INITIAL_TRIES = 7
 #: Node-FM passes per level.
 FM_PASSES = 10
 
+#: Node-FM passes refining each grown start.
+INITIAL_PASSES = 4
+
 #: One-sided node FM (METIS's default for orderings) rather than two-sided.
 ONE_SIDED = True
 
@@ -102,7 +105,7 @@ def _multilevel(graph, maxside, rng, tries):
     orders = np.stack([rng.permutation(coarse.n) for _ in range(tries)]).astype(np.int64)
     heap0, heap1 = new_heap(coarse.n), new_heap(coarse.n)
     where = initial_separator(coarse.xadj, coarse.adjncy, np.ascontiguousarray(coarse.vwgt[:, 0]),
-                              maxside, orders, FM_PASSES, ONE_SIDED, _seed(rng), heap0, heap1)
+                              maxside, orders, INITIAL_PASSES, ONE_SIDED, _seed(rng), heap0, heap1)
     return _refine_up(levels, where, maxside, rng)
 
 
