@@ -118,8 +118,8 @@ def geomean(values):
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="small meshes and the shared matrices")
-    p.add_argument("--superlu-max-flops", type=float, default=2e10,
-                   help="run SuperLU only where METIS's factor costs at most this many flops (default 2e10)")
+    p.add_argument("--superlu-max-flops", type=float, default=5e9,
+                   help="run SuperLU only where METIS's factor costs at most this many flops (default 5e9)")
     p.add_argument("--json", metavar="PATH", help="also write every measurement to this JSON file")
     return p.parse_args(argv)
 
