@@ -70,3 +70,17 @@ def test_matrix_input_and_bad_permutation():
         symbolic_cholesky(graph, np.zeros(graph.n, dtype=int))
     with pytest.raises(InputError, match="perm must be 20 integers"):
         symbolic_cholesky(graph, np.arange(19))
+
+
+def test_nnz_matches_superlu_factor_of_the_permuted_matrix():
+    from scipy.sparse.linalg import splu
+
+    rng = np.random.default_rng(11)
+    graph = delaunay(2000, seed=11)
+    a = graph.to_scipy().astype(float)
+    a = (a + sp.diags(np.asarray(a.sum(axis=1)).ravel() + 1.0)).tocsr()
+    for perm in (rng.permutation(graph.n), np.arange(graph.n)):
+        lu = splu(a[perm][:, perm].tocsc(), permc_spec="NATURAL", diag_pivot_thresh=0.0,
+                  options=dict(SymmetricMode=True))
+        assert np.array_equal(lu.perm_r, np.arange(graph.n))  # no pivoting: L is the Cholesky pattern
+        assert symbolic_cholesky(graph, perm).nnz == lu.L.nnz
