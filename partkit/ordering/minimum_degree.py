@@ -33,4 +33,4 @@ def minimum_degree(graph):
     """
     graph = as_graph(graph)
     weights = np.ascontiguousarray(graph.vwgt[:, 0])
-    return approximate_minimum_degree(graph.xadj, graph.adjncy, np.maximum(weights, 1))
+    return approximate_minimum_degree(graph.xadj, graph.adjncy, np.maximum(weights, 1), graph.n)

@@ -7,7 +7,8 @@
    last, the two sides before it, recursively. Disconnected pieces are
    ordered one component at a time.
 3. Pieces of at most :data:`LEAF_SIZE` vertices (and all small components)
-   are ordered by approximate minimum degree.
+   are ordered by approximate minimum degree, constrained by their halo
+   (their neighbours in separators, counted in the degrees, not eliminated).
 
 The result follows METIS's convention: ``perm[k]`` is the original index of
 the k-th pivot (row k of ``P A P^T`` is row ``perm[k]`` of A) and
@@ -21,7 +22,7 @@ import numpy as np
 from partkit.graph import Graph
 from partkit.ordering.kernels.amd import approximate_minimum_degree
 from partkit.ordering.kernels.nested import (components, indistinguishable_classes, induced_subgraph,
-                                              quotient_graph)
+                                              quotient_graph, with_halo)
 from partkit.ordering.separator import separate
 from partkit.ordering.validate import as_graph
 
@@ -89,20 +90,21 @@ def dissect(xadj, adjncy, vwgt, rng):
     """
     n = xadj.size - 1
     result = np.empty(n, dtype=np.int64)
+    leaf = _Leaves(xadj, adjncy, vwgt, result)
     stack = [(np.arange(n, dtype=np.int64), 0, (xadj, adjncy, vwgt))]
     while stack:
         vertices, first, csr = stack.pop()
         if vertices.size <= LEAF_SIZE:
-            _leaf(csr, vertices, result, first)
+            leaf(vertices, first)
             continue
         label, count = components(csr[0], csr[1])
         if count > 1:
-            _split_components(label, count, vertices, first, csr, result, stack)
+            _split_components(label, count, vertices, first, csr, leaf, stack)
             continue
         where = separate(Graph(*csr, validate=False), IMBALANCE, rng)
         sides = [np.flatnonzero(where == s) for s in range(3)]
         if sides[0].size == 0 or sides[1].size == 0:  # no separator: order the piece by minimum degree
-            _leaf(csr, vertices, result, first)
+            leaf(vertices, first)
             continue
         last = first + vertices.size
         result[last - sides[2].size:last] = vertices[sides[2]]
@@ -117,17 +119,32 @@ def _cut(csr, inside):
     return induced_subgraph(*csr, inside, local)
 
 
-def _leaf(csr, vertices, result, first):
-    result[first:first + vertices.size] = vertices[approximate_minimum_degree(*csr)]
+class _Leaves:
+    """Orders leaves by minimum degree constrained by their halo.
+
+    The halo of a leaf (its neighbours outside it, all in separators numbered
+    later) is kept in the leaf's graph and counted in the degrees but never
+    eliminated, so the leaf's order accounts for the fill it causes there.
+    """
+
+    def __init__(self, xadj, adjncy, vwgt, result):
+        self.xadj, self.adjncy, self.vwgt, self.result = xadj, adjncy, vwgt, result
+        self.mark = np.zeros(xadj.size - 1, dtype=np.bool_)
+        self.local = np.full(xadj.size - 1, -1, dtype=np.int64)
+
+    def __call__(self, vertices, first):
+        everything = with_halo(self.xadj, self.adjncy, vertices, self.mark)
+        sub = induced_subgraph(self.xadj, self.adjncy, self.vwgt, everything, self.local)
+        self.result[first:first + vertices.size] = vertices[approximate_minimum_degree(*sub, vertices.size)]
 
 
-def _split_components(label, count, vertices, first, csr, result, stack):
+def _split_components(label, count, vertices, first, csr, leaf, stack):
     """Order a disconnected piece: small components together by minimum degree, large ones pushed."""
     sizes = np.bincount(label, minlength=count)
     small = sizes[label] <= LEAF_SIZE
     if small.any():
         inside = np.flatnonzero(small)
-        _leaf(_cut(csr, inside), vertices[inside], result, first)
+        leaf(vertices[inside], first)
         first += inside.size
     by_label = np.argsort(label, kind="stable")
     starts = np.concatenate([[0], np.cumsum(sizes)])

@@ -48,11 +48,13 @@ def _compact(iw, pe, ln, status, need):
 
 
 @njit(cache=True)
-def _merge_indistinguishable(iw, pe, elen, ln, nv, status, degree, hashes, members, tail, seen, counter, lp):
+def _merge_indistinguishable(iw, pe, elen, ln, nv, status, degree, hashes, members, tail, seen, counter, lp,
+                             neliminate):
     """Merge variables of ``lp`` with equal lists (same elements and variables) into supervariables.
 
     The kept variable takes the merged weight and loses it from its external
     degree; merged vertices follow it in the order (``members`` chains).
+    Halo vertices (from ``neliminate`` on) merge only with each other.
     """
     keys = hashes[lp]
     ranked = lp[np.argsort(keys, kind="mergesort")]
@@ -71,7 +73,8 @@ def _merge_indistinguishable(iw, pe, elen, ln, nv, status, degree, hashes, membe
                 seen[iw[s]] = counter[0]
             for y in range(x + 1, b):
                 j = ranked[y]
-                if status[j] != VARIABLE or ln[j] != ln[i] or elen[j] != elen[i]:
+                if (status[j] != VARIABLE or ln[j] != ln[i] or elen[j] != elen[i]
+                        or (i < neliminate) != (j < neliminate)):
                     continue
                 same = True
                 for s in range(pe[j], pe[j] + ln[j]):
@@ -110,8 +113,12 @@ def _bucket_remove(head, nxt, prv, inbucket, i, d):
 
 
 @njit(cache=True)
-def approximate_minimum_degree(xadj, adjncy, nv):
-    """Elimination order of the graph (``order[k]`` = vertex eliminated k-th), vertices weighted by ``nv``."""
+def approximate_minimum_degree(xadj, adjncy, nv, neliminate):
+    """Elimination order of vertices ``0..neliminate-1`` (``order[k]`` = vertex eliminated k-th).
+
+    Vertices are weighted by ``nv``. Vertices from ``neliminate`` on are a
+    halo: never eliminated, but counted in the degrees (constrained minimum
+    degree on a nested-dissection leaf whose halo is numbered later)."""
     n = xadj.size - 1
     nnz = adjncy.size
     iw = np.empty(nnz + nnz // 2 + 2 * n + 16, np.int64)
@@ -132,7 +139,7 @@ def approximate_minimum_degree(xadj, adjncy, nv):
     nxt = np.full(n, -1, np.int64)
     prv = np.full(n, -1, np.int64)
     inbucket = np.zeros(n, np.bool_)
-    for i in range(n):
+    for i in range(neliminate):
         _bucket_insert(head, nxt, prv, inbucket, i, degree[i])
     pending = np.empty(n, np.int64)  # variables updated in this stage, out of the buckets
     npending = 0
@@ -145,17 +152,17 @@ def approximate_minimum_degree(xadj, adjncy, nv):
     hashes = np.zeros(n, np.int64)
     seen = np.zeros(n, np.int64)
     counter = np.zeros(1, np.int64)
-    order = np.empty(n, np.int64)
+    order = np.empty(neliminate, np.int64)
     mindeg = 0
     done = 0
     k = 0
     stage = -1
-    while done < n:
+    while done < neliminate:
         k += 1
         if stage == -1 or head[stage] == -1:  # a new stage of multiple elimination
             for t in range(npending):
                 i = pending[t]
-                if status[i] == VARIABLE and not inbucket[i]:
+                if status[i] == VARIABLE and not inbucket[i] and i < neliminate:
                     _bucket_insert(head, nxt, prv, inbucket, i, degree[i])
                     mindeg = min(mindeg, degree[i])
             npending = 0
@@ -257,5 +264,5 @@ def approximate_minimum_degree(xadj, adjncy, nv):
                 h += iw[s]
             hashes[i] = h
         _merge_indistinguishable(iw, pe, elen, ln, nv, status, degree, hashes, members, tail, seen, counter,
-                                 iw[start:pfree].copy())
+                                 iw[start:pfree].copy(), neliminate)
     return order

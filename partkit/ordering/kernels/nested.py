@@ -38,6 +38,29 @@ def induced_subgraph(xadj, adjncy, vwgt, vertices, local):
 
 
 @njit(cache=True)
+def with_halo(xadj, adjncy, vertices, mark):
+    """``vertices`` followed by their neighbours outside ``vertices`` (each once).
+
+    ``mark`` is a length-n workspace of False and is left that way.
+    """
+    for v in vertices:
+        mark[v] = True
+    out = np.empty(vertices.size + adjncy.size, np.int64)
+    out[:vertices.size] = vertices
+    q = vertices.size
+    for v in vertices:
+        for p in range(xadj[v], xadj[v + 1]):
+            u = adjncy[p]
+            if not mark[u]:
+                mark[u] = True
+                out[q] = u
+                q += 1
+    for i in range(q):
+        mark[out[i]] = False
+    return out[:q].copy()
+
+
+@njit(cache=True)
 def components(xadj, adjncy):
     """Connected-component label of every vertex (numbered by first vertex) and their count."""
     n = xadj.size - 1
