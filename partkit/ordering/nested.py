@@ -27,7 +27,7 @@ from partkit.ordering.separator import separate
 from partkit.ordering.validate import as_graph
 
 #: Pieces with at most this many (compressed) vertices are ordered by minimum degree.
-LEAF_SIZE = 120
+LEAF_SIZE = 200
 
 #: Compress only when it leaves at most this fraction of the vertices (METIS: 0.85).
 COMPRESSION_FRACTION = 0.85
