@@ -22,8 +22,11 @@ from partkit.ordering.kernels.separator import initial_separator, node_fm, separ
 from partkit.ordering.validate import as_graph
 
 #: Grown starts tried on the coarsest graph (half as many on an uncoarsened graph of
-#: more than 100 vertices, 70% in each run of a large graph).
+#: more than 100 vertices).
 INITIAL_TRIES = 5
+
+#: Grown starts in each of the :data:`RUNS` runs of a large graph.
+RUN_TRIES = 7
 
 #: Node-FM passes per level.
 FM_PASSES = 10
@@ -44,6 +47,10 @@ LARGE = 5000
 #: Independent runs from the ``n / 30`` level of a large graph.
 RUNS = 5
 
+#: :func:`separator` keeps the best of this many multilevel separators
+#: (nested dissection makes one per piece).
+SEPARATOR_RUNS = 4
+
 
 def separator(graph, *, imbalance=0.2, seed=0):
     """A small balanced vertex separator of ``graph``.
@@ -58,6 +65,9 @@ def separator(graph, *, imbalance=0.2, seed=0):
         of 200 is 0.2).
     seed : int, default 0
         The same seed gives the same separator.
+
+    The best (smallest S within the bound) of :data:`SEPARATOR_RUNS`
+    multilevel separators is returned.
 
     Returns
     -------
@@ -77,24 +87,35 @@ def separator(graph, *, imbalance=0.2, seed=0):
         raise InputError(f"imbalance must be in [0, 1), got {imbalance}")
     if graph.n == 0:
         return np.zeros(0, dtype=np.int64)
-    return separate(graph, imbalance, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    return _best_of(lambda: separate(graph, imbalance, rng), SEPARATOR_RUNS, graph,
+                    _max_side(graph, imbalance))
 
 
 def separate(graph, imbalance, rng):
-    """:func:`separator` without the checks (``rng`` is a numpy Generator)."""
-    vwgt = np.ascontiguousarray(graph.vwgt[:, 0])
-    maxside = int((1 + imbalance) / 2 * vwgt.sum())
+    """One multilevel separator, without the checks (``rng`` is a numpy Generator)."""
+    maxside = _max_side(graph, imbalance)
     if graph.n < LARGE:
         return _multilevel(graph, maxside, rng, INITIAL_TRIES)
     levels, coarse = coarsen(graph, max(100, graph.n // 30), rng)
-    coarse_vwgt = np.ascontiguousarray(coarse.vwgt[:, 0])
+    best = _best_of(lambda: _multilevel(coarse, maxside, rng, RUN_TRIES), RUNS, coarse, maxside)
+    return _refine_up(levels, best, maxside, rng)
+
+
+def _max_side(graph, imbalance):
+    return int((1 + imbalance) / 2 * graph.vwgt[:, 0].sum())
+
+
+def _best_of(make, count, graph, maxside):
+    """The best of ``count`` separators of ``graph`` made by ``make()`` (see ``separator_better``)."""
+    vwgt = np.ascontiguousarray(graph.vwgt[:, 0])
     best, best_pw = None, None
-    for _ in range(RUNS):
-        where = _multilevel(coarse, maxside, rng, max(1, int(0.7 * INITIAL_TRIES)))
-        pw = side_weights(coarse_vwgt, where)
+    for _ in range(count):
+        where = make()
+        pw = side_weights(vwgt, where)
         if best is None or separator_better(pw, best_pw, maxside):
             best, best_pw = where, pw
-    return _refine_up(levels, best, maxside, rng)
+    return best
 
 
 def _multilevel(graph, maxside, rng, tries):
