@@ -18,6 +18,7 @@ Examples::
 
     python benchmarks/ordering.py            # 2D/3D meshes up to 10^6 vertices + shared matrices
     python benchmarks/ordering.py --quick    # small meshes + shared matrices (under a minute)
+    python benchmarks/ordering.py --graphs A.mtx B.graph
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ SHARED = ROOT.parent / "shared" / "data"
 SHARED_FILES = ["bcsstk13.mtx", "jagmesh7.mtx", "4elt.graph"]
 
 
-def instances(quick):
-    """``(family, name, loader)`` triples."""
+def instances(quick, files=None):
+    """``(family, name, loader)`` triples (``files``: these graphs only, family "file")."""
     from partkit.generators import delaunay, grid2d, grid3d
     from partkit.io import read_graph
 
+    if files:
+        return [("file", Path(f).name, lambda f=f: read_graph(f)) for f in files]
     if quick:
         meshes = [("2D", lambda: grid2d(100, 100)), ("2D", lambda: delaunay(2**14)),
                   ("3D", lambda: grid3d(15, 15, 15)), ("3D", lambda: grid3d(25, 25, 25))]
@@ -118,6 +121,7 @@ def geomean(values):
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="small meshes and the shared matrices")
+    p.add_argument("--graphs", nargs="+", metavar="FILE", help="order these graph/matrix files instead")
     p.add_argument("--superlu-max-flops", type=float, default=5e9,
                    help="run SuperLU only where METIS's factor costs at most this many flops (default 5e9)")
     p.add_argument("--json", metavar="PATH", help="also write every measurement to this JSON file")
@@ -136,7 +140,7 @@ def main(argv=None):
     header = (f"{'graph':18s} {'n':>8s} {'tool':8s} {'nnz(L)':>12s} {'flops':>10s} {'seconds':>8s} "
               f"{'nnz/M':>6s} {'flop/M':>6s} {'time/M':>6s} {'topsep':>6s}")
     print(header)
-    for family, name, load in instances(args.quick):
+    for family, name, load in instances(args.quick, args.graphs):
         graph = load()
         name = name or graph.name
         results = {}
@@ -159,7 +163,7 @@ def main(argv=None):
                      "separator": sep, "separator_seconds": sep_seconds})
         sys.stdout.flush()
     summary = {}
-    for family in ("2D", "3D", "shared", "all"):
+    for family in ("2D", "3D", "shared", "file", "all"):
         chosen = [r for r in rows if family in (r["family"], "all")]
         if not chosen:
             continue
