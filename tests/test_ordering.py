@@ -14,7 +14,7 @@ import partkit
 from partkit import Graph, InputError
 from partkit.generators import delaunay, grid2d
 from partkit.ordering import minimum_degree, order, separator, symbolic_cholesky
-from partkit.ordering.kernels.nested import indistinguishable_classes
+from partkit.ordering.kernels.nested import halo_subgraph, indistinguishable_classes
 from partkit.ordering.kernels.separator import cover_cut
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,6 +134,16 @@ def test_compression_merges_indistinguishable_vertices_and_order_uses_it():
     perm, iperm = order(graph)
     assert_permutation_pair(perm, iperm, graph.n)
     assert np.array_equal(perm.reshape(-1, 4) // 4, np.repeat(perm[::4, None] // 4, 4, axis=1))
+
+
+def test_leaf_graph_has_its_halo_but_no_halo_edges():
+    graph = grid2d(4, 4)  # leaf: the 2x2 block in the middle; halo: its 8 grid neighbours
+    leaf = np.array([5, 6, 9, 10])
+    xadj, adjncy, vwgt = halo_subgraph(graph.xadj, graph.adjncy, graph.vwgt[:, 0].copy(), leaf,
+                                       np.full(16, -1, dtype=np.int64))
+    sub = sp.csr_matrix((np.ones(adjncy.size), adjncy, xadj), shape=(12, 12))
+    assert (sub != sub.T).nnz == 0 and sub.nnz == 2 * (4 + 8)  # 4 edges inside, 8 to the halo
+    assert sub[4:, 4:].nnz == 0 and np.array_equal(np.diff(xadj)[:4], [4, 4, 4, 4])
 
 
 def test_minimum_degree_beats_natural_order_and_is_close_to_superlu_mmd():

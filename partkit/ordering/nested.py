@@ -21,8 +21,8 @@ import numpy as np
 
 from partkit.graph import Graph
 from partkit.ordering.kernels.amd import approximate_minimum_degree
-from partkit.ordering.kernels.nested import (components, indistinguishable_classes, induced_subgraph,
-                                              quotient_graph, with_halo)
+from partkit.ordering.kernels.nested import (components, halo_subgraph, indistinguishable_classes,
+                                              induced_subgraph, quotient_graph)
 from partkit.ordering.separator import separate
 from partkit.ordering.validate import as_graph
 
@@ -129,13 +129,12 @@ class _Leaves:
 
     def __init__(self, xadj, adjncy, vwgt, result):
         self.xadj, self.adjncy, self.vwgt, self.result = xadj, adjncy, vwgt, result
-        self.mark = np.zeros(xadj.size - 1, dtype=np.bool_)
         self.local = np.full(xadj.size - 1, -1, dtype=np.int64)
 
     def __call__(self, vertices, first):
-        everything = with_halo(self.xadj, self.adjncy, vertices, self.mark)
-        sub = induced_subgraph(self.xadj, self.adjncy, self.vwgt, everything, self.local)
-        self.result[first:first + vertices.size] = vertices[approximate_minimum_degree(*sub, vertices.size)]
+        sub_xadj, sub_adjncy, sub_vwgt = halo_subgraph(self.xadj, self.adjncy, self.vwgt, vertices, self.local)
+        pivots = approximate_minimum_degree(sub_xadj, sub_adjncy, sub_vwgt, vertices.size)
+        self.result[first:first + vertices.size] = vertices[pivots]
 
 
 def _split_components(label, count, vertices, first, csr, leaf, stack):

@@ -38,26 +38,51 @@ def induced_subgraph(xadj, adjncy, vwgt, vertices, local):
 
 
 @njit(cache=True)
-def with_halo(xadj, adjncy, vertices, mark):
-    """``vertices`` followed by their neighbours outside ``vertices`` (each once).
+def halo_subgraph(xadj, adjncy, vwgt, vertices, local):
+    """The subgraph of ``vertices`` plus their halo (neighbours outside them), without halo-halo edges.
 
-    ``mark`` is a length-n workspace of False and is left that way.
+    Returns ``(sub_xadj, sub_adjncy, sub_vwgt)``: the given vertices are
+    numbered first, in their order, then the halo. Costs the
+    edges of ``vertices`` only, however large the halo vertices' degrees.
+    ``local`` is a length-n workspace of -1 and is left that way.
     """
-    for v in vertices:
-        mark[v] = True
-    out = np.empty(vertices.size + adjncy.size, np.int64)
-    out[:vertices.size] = vertices
-    q = vertices.size
-    for v in vertices:
+    m = vertices.size
+    for i in range(m):
+        local[vertices[i]] = i
+    everything = np.empty(m + adjncy.size, np.int64)
+    everything[:m] = vertices
+    count = m
+    degree = np.zeros(m + adjncy.size, np.int64)
+    for i in range(m):
+        v = vertices[i]
+        degree[i] = xadj[v + 1] - xadj[v]
         for p in range(xadj[v], xadj[v + 1]):
             u = adjncy[p]
-            if not mark[u]:
-                mark[u] = True
-                out[q] = u
-                q += 1
-    for i in range(q):
-        mark[out[i]] = False
-    return out[:q].copy()
+            if local[u] == -1:
+                local[u] = count
+                everything[count] = u
+                count += 1
+            if local[u] >= m:
+                degree[local[u]] += 1
+    sub_xadj = np.zeros(count + 1, np.int64)
+    for i in range(count):
+        sub_xadj[i + 1] = sub_xadj[i] + degree[i]
+    sub_adjncy = np.empty(sub_xadj[count], np.int64)
+    fill = sub_xadj[:count].copy()
+    for i in range(m):
+        v = vertices[i]
+        for p in range(xadj[v], xadj[v + 1]):
+            j = local[adjncy[p]]
+            sub_adjncy[fill[i]] = j
+            fill[i] += 1
+            if j >= m:
+                sub_adjncy[fill[j]] = i
+                fill[j] += 1
+    sub_vwgt = np.empty(count, np.int64)
+    for i in range(count):
+        sub_vwgt[i] = vwgt[everything[i]]
+        local[everything[i]] = -1
+    return sub_xadj, sub_adjncy, sub_vwgt
 
 
 @njit(cache=True)
