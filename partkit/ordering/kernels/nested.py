@@ -49,10 +49,13 @@ def halo_subgraph(xadj, adjncy, vwgt, vertices, local):
     m = vertices.size
     for i in range(m):
         local[vertices[i]] = i
-    everything = np.empty(m + adjncy.size, np.int64)
+    edges = 0
+    for i in range(m):
+        edges += xadj[vertices[i] + 1] - xadj[vertices[i]]
+    everything = np.empty(m + edges, np.int64)  # sized by the leaf's edges, not the graph's
     everything[:m] = vertices
     count = m
-    degree = np.zeros(m + adjncy.size, np.int64)
+    degree = np.zeros(m + edges, np.int64)
     for i in range(m):
         v = vertices[i]
         degree[i] = xadj[v + 1] - xadj[v]
