@@ -15,9 +15,11 @@ _LAZY = {
     "Graph": "partkit.graph",
     "InputError": "partkit.errors",
     "InfeasibleBalanceWarning": "partkit.errors",
+    "order": "partkit.ordering",
+    "separator": "partkit.ordering",
 }
 
-__all__ = ["Graph", "InputError", "InfeasibleBalanceWarning", "partition", "__version__"]
+__all__ = ["Graph", "InputError", "InfeasibleBalanceWarning", "order", "partition", "separator", "__version__"]
 
 
 def __getattr__(name):

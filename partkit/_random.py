@@ -60,12 +60,6 @@ def below(key, counter, m):
 
 
 @njit(cache=True, inline="always")
-def unit(key, counter):
-    """The ``counter``-th draw of stream ``key`` as a float in ``[0, 1)``."""
-    return np.float64(draw(key, counter) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True, inline="always")
 def pair_draw(key, a, b):
     """A draw of stream ``key`` for the pair ``(a, b)``, as a non-negative int64 (a tie-breaking hash)."""
     return np.int64(draw(subkey(key, a), b) >> np.uint64(1))
@@ -78,19 +72,21 @@ def subkey(key, label):
 
 
 @njit(cache=True)
-def fill_permutation(order, key):
-    """Fill ``order`` with a uniformly random permutation of ``0..n-1`` from stream ``key``.
-
-    A Fisher-Yates shuffle whose step ``i`` uses draw ``i`` of the stream.
-    """
-    n = order.size
-    for i in range(n):
-        order[i] = i
-    for i in range(n - 1, 0, -1):
+def shuffle(values, count, key):
+    """Shuffle ``values[:count]`` in place with stream ``key`` (Fisher-Yates, step ``i`` uses draw ``i``)."""
+    for i in range(count - 1, 0, -1):
         j = below(key, i, i + 1)
-        t = order[i]
-        order[i] = order[j]
-        order[j] = t
+        t = values[i]
+        values[i] = values[j]
+        values[j] = t
+
+
+@njit(cache=True)
+def fill_permutation(order, key):
+    """Fill ``order`` with a uniformly random permutation of ``0..n-1`` from stream ``key``."""
+    for i in range(order.size):
+        order[i] = i
+    shuffle(order, order.size, key)
 
 
 def derive(seed, *labels):

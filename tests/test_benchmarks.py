@@ -79,3 +79,19 @@ def test_targets_count_metis_only_where_it_is_within_eps():
     assert result["warm time partkit / METIS on delaunay_n20 k=64 eps=0.03"]["status"] == "PASS"
     assert result["partkit partitions not within eps"]["value"] == 0
     assert result["first-run compile seconds"]["status"] == "SKIP"
+
+
+def test_ordering_benchmark_runs_on_given_graphs(tmp_path):
+    pytest.importorskip("pymetis")
+    graph = tmp_path / "grid.graph"
+    write_metis_graph(graph, grid2d(30, 20))
+    out = tmp_path / "o.json"
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ordering.py"), "--graphs", str(graph),
+                          "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "file/partkit" in run.stdout
+    result = json.loads(out.read_text())
+    tools = result["rows"][0]["results"]
+    assert set(tools) == {"partkit", "metis", "colamd", "mmd_ata"}
+    assert tools["metis"]["nnz_ratio"] == 1.0 and tools["partkit"]["nnz_L"] > 600
+    assert result["rows"][0]["separator"] == 20

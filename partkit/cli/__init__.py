@@ -29,6 +29,7 @@ COMMANDS = [
     "partkit.cli.plot",
     "partkit.cli.balance",
     "partkit.cli.repartition",
+    "partkit.cli.order",
 ]
 
 

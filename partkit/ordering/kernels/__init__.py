@@ -1,0 +1,1 @@
+"""Numba kernels of the ordering stages, one module per stage."""
