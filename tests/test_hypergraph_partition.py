@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from partkit import InfeasibleBalanceWarning, InputError
 from partkit.hypergraph import Hypergraph, connectivity_minus_one, part_volumes, partition, spmv_communication
-from partkit.hypergraph.kernels.heap import heap_pop, heap_push, heap_remove, heap_set, new_heap
+from partkit._heap import heap_pop, heap_push, heap_remove, heap_set, new_heap
 
 
 def stencil2d(nx, ny):

@@ -18,7 +18,7 @@ import numpy as np
 from partkit._random import KeyStream, permutation
 from partkit.errors import InputError
 from partkit.ordering._engine import coarsen
-from partkit.ordering.kernels.heap import new_heap
+from partkit._heap import new_heap
 from partkit.ordering.kernels.separator import initial_separator, node_fm, separator_better, side_weights
 from partkit.ordering.validate import as_graph
 

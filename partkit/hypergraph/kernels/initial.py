@@ -4,7 +4,7 @@ Sides are 0 and 1; ``pc[e, s]`` counts the pins of net ``e`` on side
 ``s``; ``gain[v]`` is the cut-net gain of moving ``v`` to the other side
 (``+w(e)`` for every net where ``v`` is the last pin on its side, ``-w(e)``
 for every net with no pin on the other side). Free vertices wait in one
-max-heap per side (:mod:`~partkit.hypergraph.kernels.heap`); moving a vertex
+max-heap per side (:mod:`partkit._heap`); moving a vertex
 updates the gains of its neighbours by the FM delta rules.
 """
 
@@ -13,7 +13,7 @@ from numba import njit
 
 from partkit._random import fill_permutation, subkey
 
-from partkit.hypergraph.kernels.heap import heap_clear, heap_pop, heap_push, heap_set
+from partkit._heap import heap_clear, heap_pop, heap_push, heap_set
 
 
 @njit(cache=True)

@@ -16,7 +16,7 @@ from numba import njit
 
 from partkit._random import fill_permutation, subkey
 
-from partkit.hypergraph.kernels.heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set, new_heap
+from partkit._heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set, new_heap
 
 
 @njit(cache=True)

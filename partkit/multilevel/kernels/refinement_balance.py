@@ -12,7 +12,7 @@ are the last resort.
 import numpy as np
 from numba import njit
 
-from partkit.multilevel.kernels.heap import heap_push, heap_remove
+from partkit._heap import heap_pop, heap_set, new_heap
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, fits_in, move_vertex, overloaded
 
 
@@ -44,9 +44,7 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     k = pw.shape[0]
     conn = np.zeros(k, dtype=np.int64)
     cand_to = np.empty(n, dtype=np.int64)
-    heap = np.empty(n, dtype=np.int64)
-    key = np.empty(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    items, keys, pos, size = new_heap(n)
     for _ in range(max_rounds):
         any_over = False
         for p in range(k):
@@ -55,7 +53,6 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
                 break
         if not any_over:
             return True
-        size = 0
         for v in range(n):
             own = part[v]
             if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
@@ -91,13 +88,12 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
                 w += vwgt[v, c]
             cand_to[v] = target
             # cut change per unit of weight moved (heavier vertices fix more), in 1/1024 units
-            size = heap_push(heap, key, pos, size, v, ((gain - internal) << 10) // max(w, 1))
-        if size == 0:
+            heap_set(items, keys, pos, size, v, ((gain - internal) << 10) // max(w, 1))
+        if size[0] == 0:
             return False
         moved = 0
-        while size > 0:
-            v = heap[0]
-            size = heap_remove(heap, key, pos, size, v)
+        while size[0] > 0:
+            v = heap_pop(items, keys, pos, size)
             own = part[v]
             to = cand_to[v]
             if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):

@@ -10,7 +10,7 @@ vertex moves at most once per pass; passes repeat while they improve.
 import numpy as np
 from numba import njit
 
-from partkit.multilevel.kernels.heap import heap_clear, heap_push, heap_remove
+from partkit._heap import heap_clear, heap_pop, heap_remove, heap_set, new_heap
 from partkit.multilevel.kernels.refinement_moves import best_move, boundary_vertices, move_vertex
 
 
@@ -51,9 +51,7 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
     k = pw.shape[0]
     conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
-    heap = np.empty(n, dtype=np.int64)
-    key = np.empty(n, dtype=np.int64)
-    pos = np.full(n, -1, dtype=np.int64)
+    items, keys, pos, size = new_heap(n)
     locked = np.zeros(n, dtype=np.bool_)
     moved_v = np.empty(n, dtype=np.int64)
     moved_from = np.empty(n, dtype=np.int64)
@@ -62,29 +60,27 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
     for npass in range(npasses):
         if npass > 0:
             candidates = boundary_vertices(xadj, adjncy, part)
-        size = 0
         for idx in range(candidates.size):
             v = candidates[idx]
             if xadj[v + 1] - xadj[v] > degree_limit:
                 continue
             target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target >= 0:
-                size = heap_push(heap, key, pos, size, v, gain)
+                heap_set(items, keys, pos, size, v, gain)
         nmoves = 0
         current = 0
         best = 0
         best_moves = 0
         bad = 0
         work = 0
-        while size > 0 and work <= work_per_pass:
-            v = heap[0]
-            popped = key[0]
-            size = heap_remove(heap, key, pos, size, v)
+        while size[0] > 0 and work <= work_per_pass:
+            popped = keys[0]
+            v = heap_pop(items, keys, pos, size)
             target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
             if target < 0:
                 continue
             if gain < popped:  # stale key (a part filled up): queue again
-                size = heap_push(heap, key, pos, size, v, gain)
+                heap_set(items, keys, pos, size, v, gain)
                 continue
             moved_v[nmoves] = v
             moved_from[nmoves] = part[v]
@@ -107,10 +103,10 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
                 work += xadj[u + 1] - xadj[u]
                 t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
                 if t2 >= 0:
-                    size = heap_push(heap, key, pos, size, u, g2)
+                    heap_set(items, keys, pos, size, u, g2)
                 else:
-                    size = heap_remove(heap, key, pos, size, u)
-        size = heap_clear(heap, pos, size)
+                    heap_remove(items, keys, pos, size, u)
+        heap_clear(items, keys, pos, size)
         for i in range(nmoves - 1, best_moves - 1, -1):
             move_vertex(vwgt, part, pw, moved_v[i], moved_from[i])
         for i in range(nmoves):

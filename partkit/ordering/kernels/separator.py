@@ -10,7 +10,7 @@ from numba import njit
 
 from partkit._random import shuffle, subkey
 
-from partkit.ordering.kernels.heap import heap_clear, heap_push, heap_remove, heap_update
+from partkit._heap import heap_clear, heap_push, heap_remove, heap_set
 
 
 @njit(cache=True)
@@ -222,30 +222,30 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed, heap0, 
                 break
             if onesided:
                 to = fixed
-                if pw[to] + vwgt[heaps[to][1][0]] > maxside and pw[to] >= pw[1 - to]:
+                if pw[to] + vwgt[heaps[to][0][0]] > maxside and pw[to] >= pw[1 - to]:
                     break
             elif max(pw[0], pw[1]) > maxside:
                 to = 0 if pw[0] < pw[1] else 1
                 if heaps[to][3][0] == 0:
                     break
             elif size0 > 0 and size1 > 0:
-                g0 = heap0[0][0]
-                g1 = heap1[0][0]
+                g0 = heap0[1][0]
+                g1 = heap1[1][0]
                 to = 0 if g0 > g1 else (1 if g0 < g1 else (0 if pw[0] <= pw[1] else 1))
-                if pw[to] + vwgt[heaps[to][1][0]] > maxside:
+                if pw[to] + vwgt[heaps[to][0][0]] > maxside:
                     to = 1 - to
-                    if pw[to] + vwgt[heaps[to][1][0]] > maxside:
+                    if pw[to] + vwgt[heaps[to][0][0]] > maxside:
                         break
-            elif size0 > 0 and pw[0] + vwgt[heap0[1][0]] <= maxside:
+            elif size0 > 0 and pw[0] + vwgt[heap0[0][0]] <= maxside:
                 to = 0
-            elif size1 > 0 and pw[1] + vwgt[heap1[1][0]] <= maxside:
+            elif size1 > 0 and pw[1] + vwgt[heap1[0][0]] <= maxside:
                 to = 1
             else:
                 break
             other = 1 - to
             hto = heaps[to]
             hot = heaps[other]
-            v = hto[1][0]
+            v = hto[0][0]
             heap_remove(hto[0], hto[1], hto[2], hto[3], v)
             if hot[2][v] != -1:
                 heap_remove(hot[0], hot[1], hot[2], hot[3], v)
@@ -259,7 +259,7 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed, heap0, 
                 if where[k] == 2:
                     ed[k, to] += vwgt[v]
                     if hot[2][k] != -1:
-                        heap_update(hot[0], hot[1], hot[2], hot[3], k, vwgt[k] - ed[k, to])
+                        heap_set(hot[0], hot[1], hot[2], hot[3], k, vwgt[k] - ed[k, to])
                 elif where[k] == other:
                     where[k] = 2
                     pw[other] -= vwgt[k]
@@ -275,7 +275,7 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed, heap0, 
                         else:
                             ed[kk, other] -= vwgt[k]
                             if hto[2][kk] != -1:
-                                heap_update(hto[0], hto[1], hto[2], hto[3], kk, vwgt[kk] - ed[kk, other])
+                                heap_set(hto[0], hto[1], hto[2], hto[3], kk, vwgt[kk] - ed[kk, other])
                     if moved[k] == -1:
                         heap_push(hto[0], hto[1], hto[2], hto[3], k, vwgt[k] - ed[k, other])
                         moved[k] = -2
@@ -288,8 +288,8 @@ def node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed, heap0, 
                 best_excess, best_sep, best_diff, best = excess, pw[2], diff, nswaps
             elif nswaps - best > 3 * limit or (nswaps - best > limit and pw[2] > 1.1 * best_sep):
                 break
-        heap_clear(heap0[1], heap0[2], heap0[3])
-        heap_clear(heap1[1], heap1[2], heap1[3])
+        heap_clear(heap0[0], heap0[1], heap0[2], heap0[3])
+        heap_clear(heap1[0], heap1[1], heap1[2], heap1[3])
         for s in range(nswaps - 1, best - 1, -1):  # roll back to the best prefix
             v = swaps[s]
             to = where[v]
@@ -330,7 +330,7 @@ def initial_separator(xadj, adjncy, vwgt, maxside, orders, npasses, onesided, se
     for t in range(orders.shape[0]):
         where = grow_bisection(xadj, adjncy, vwgt, orders[t])
         cover_cut(xadj, adjncy, where)
-        pw = node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, seed + t, heap0, heap1)
+        pw = node_fm(xadj, adjncy, vwgt, where, maxside, npasses, onesided, subkey(seed, t), heap0, heap1)
         if t == 0 or separator_better(pw, best_pw, maxside):
             best = where
             best_pw = pw

@@ -1,4 +1,4 @@
-"""An addressable binary max-heap on int64 keys, in plain arrays (shared by the FM kernels).
+"""The addressable binary max-heap on int64 keys of every FM kernel (graph, hypergraph, separators).
 
 A heap is three arrays: ``items`` and ``keys`` (the heap order, ``size``
 used entries) and ``pos`` (position of every item, -1 when absent). Ties
