@@ -1,7 +1,10 @@
-"""The one place the ordering package uses an internal of the multilevel engine: its coarsening."""
+"""The one place the ordering package uses internals of the multilevel engine: coarsening, components."""
 
 from partkit.multilevel.coarsening import coarsen as _coarsen
 from partkit.multilevel.context import CoarseningContext
+from partkit.multilevel.kernels.initial_packing import component_labels
+
+__all__ = ["coarsen", "component_labels"]
 
 #: Separators coarsen by heavy-edge matching, as METIS's orderings do.
 _MATCHING = CoarseningContext(algorithm="matching")

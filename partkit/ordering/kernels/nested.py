@@ -89,32 +89,6 @@ def halo_subgraph(xadj, adjncy, vwgt, vertices, local):
 
 
 @njit(cache=True)
-def components(xadj, adjncy):
-    """Connected-component label of every vertex (numbered by first vertex) and their count."""
-    n = xadj.size - 1
-    label = np.full(n, -1, np.int64)
-    queue = np.empty(n, np.int64)
-    count = 0
-    for root in range(n):
-        if label[root] != -1:
-            continue
-        label[root] = count
-        queue[0] = root
-        first, last = 0, 1
-        while first < last:
-            v = queue[first]
-            first += 1
-            for p in range(xadj[v], xadj[v + 1]):
-                u = adjncy[p]
-                if label[u] == -1:
-                    label[u] = count
-                    queue[last] = u
-                    last += 1
-        count += 1
-    return label, count
-
-
-@njit(cache=True)
 def indistinguishable_classes(xadj, adjncy):
     """Group vertices with equal closed neighbourhoods: ``(cmap, nclasses)``.
 
