@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from partkit._heap import heap_pop, heap_set, new_heap
-from partkit.multilevel.kernels.refinement_moves import boundary_vertices, fits_in, move_vertex, overloaded
+from partkit.multilevel.kernels.refinement_moves import any_overloaded, boundary_vertices, fits_in, move_vertex, overloaded
 
 
 @njit(cache=True)
@@ -46,12 +46,7 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     cand_to = np.empty(n, dtype=np.int64)
     items, keys, pos, size = new_heap(n)
     for _ in range(max_rounds):
-        any_over = False
-        for p in range(k):
-            if overloaded(pw, maxw, p):
-                any_over = True
-                break
-        if not any_over:
+        if not any_overloaded(pw, maxw):
             return True
         for v in range(n):
             own = part[v]
@@ -104,10 +99,7 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
             moved += 1
         if moved == 0:
             return False
-    for p in range(k):
-        if overloaded(pw, maxw, p):
-            return False
-    return True
+    return not any_overloaded(pw, maxw)
 
 
 #: Vertices remembered per ordered pair of parts: a path moves up to this many per hop in one round.
@@ -215,12 +207,7 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
     for i in range(nv):
         listed[boundary[i]] = True
     for _ in range(max_rounds):
-        any_over = False
-        for p in range(k):
-            if overloaded(pw, maxw, p):
-                any_over = True
-                break
-        if not any_over:
+        if not any_overloaded(pw, maxw):
             return True
         _best_crossings(xadj, adjncy, adjwgt, part, k, vertices, nv, cand_v, cand_g, conn, touched)
         # the quotient graph of parts as adjacency lists
@@ -278,7 +265,4 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
                 moved = True
         if not moved:
             return False
-    for p in range(k):
-        if overloaded(pw, maxw, p):
-            return False
-    return True
+    return not any_overloaded(pw, maxw)

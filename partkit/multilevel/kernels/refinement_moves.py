@@ -29,6 +29,15 @@ def overloaded(pw, maxw, p):
 
 
 @njit(cache=True)
+def any_overloaded(pw, maxw):
+    """Whether some part exceeds its bound."""
+    for p in range(pw.shape[0]):
+        if overloaded(pw, maxw, p):
+            return True
+    return False
+
+
+@njit(cache=True)
 def slack(pw, maxw, b):
     """Smallest remaining room of part ``b`` over all constraints."""
     s = maxw[b, 0] - pw[b, 0]
