@@ -40,6 +40,7 @@ from partkit.multilevel.components import partition_by_components
 from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext, Context, InitialContext,
                                         RefinementContext, preset)
 from partkit.multilevel.initial import initial_partition
+from partkit.multilevel.kernels.initial_packing import component_labels
 from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
 from partkit.multilevel.refinement import even_out, refine, uncoarsen
 
@@ -87,26 +88,47 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
 
 
 def run(graph, k, maxw, imbalance, ctx, seed, say=None):
-    """The engine on an explicit bound ``maxw`` (k, ncon) and :class:`Context` ``ctx``."""
+    """The engine on an explicit bound ``maxw`` (k, ncon) and :class:`Context` ``ctx``.
+
+    The first run's hierarchy is built before anything else: its coarsest
+    graph is connected exactly when the input is (coarsening merges only
+    along edges, and isolated vertices with each other), so only a
+    disconnected input pays for a search of the fine graph.
+    """
     if k == 1 or graph.n == 0:
         return np.zeros(graph.n, dtype=np.int64)
-    part = partition_by_components(
-        graph, maxw, lambda core, core_imbalance: _best_of_runs(core, k, maxw, core_imbalance, ctx, seed, say))
+    hierarchy = _hierarchy(graph, k, ctx, derive(seed, "run", 0), say)
+    part = None
+    if component_labels(hierarchy.coarsest.xadj, hierarchy.coarsest.adjncy)[0] > 1:
+        ncomp, labels = component_labels(graph.xadj, graph.adjncy)
+        part = partition_by_components(
+            graph, maxw, labels, ncomp,
+            lambda core, core_imbalance: _best_of_runs(core, k, maxw, core_imbalance, ctx, seed, say))
     if part is None:
-        part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say)
+        part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, hierarchy)
     if imbalance == 0:
         even_out(graph, part, k, ctx.refinement)
     return part
 
 
-def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say):
-    """The best of ``ctx.runs`` multilevel cycles, improved by ``ctx.vcycles`` V-cycles."""
-    coarsest_size = max(ctx.coarsening.coarse_per_part * k, ctx.coarsening.coarsest_min)
+def _hierarchy(graph, k, ctx, key, say, group=None):
+    """The coarsening of one run (stream ``key``) down to ``max(coarse_per_part * k, coarsest_min)`` vertices."""
+    size = max(ctx.coarsening.coarse_per_part * k, ctx.coarsening.coarsest_min)
+    return coarsen(graph, ctx.coarsening, size, derive(key, "coarsen"), group=group, say=say)
+
+
+def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, first=None):
+    """The best of ``ctx.runs`` multilevel cycles, improved by ``ctx.vcycles`` V-cycles.
+
+    ``first`` is the hierarchy of run 0 when the caller has built it already.
+    """
     best, best_rank = None, None
     for r in range(ctx.runs):
         if say is not None and ctx.runs > 1:
             say(f"run {r + 1} of {ctx.runs}")
-        part = _cycle(graph, k, maxw, imbalance, ctx, coarsest_size, derive(seed, "run", r), say)
+        key = derive(seed, "run", r)
+        hierarchy = first if r == 0 and first is not None else _hierarchy(graph, k, ctx, key, say)
+        part = _cycle(hierarchy, k, maxw, imbalance, ctx, key, say)
         rank = _rank(graph, part, maxw)
         if best_rank is None or rank < best_rank:
             best, best_rank = part, rank
@@ -114,7 +136,7 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say):
         if say is not None:
             say(f"V-cycle {cycle + 1}: cut {best_rank[1]}")
         key = derive(seed, "vcycle", cycle)
-        hierarchy = coarsen(graph, ctx.coarsening, coarsest_size, derive(key, "coarsen"), group=best, say=say)
+        hierarchy = _hierarchy(graph, k, ctx, key, say, group=best)
         if not len(hierarchy):
             break
         coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
@@ -127,9 +149,8 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say):
     return best
 
 
-def _cycle(graph, k, maxw, imbalance, ctx, coarsest_size, key, say):
-    """One coarsen / initial-partition / uncoarsen cycle."""
-    hierarchy = coarsen(graph, ctx.coarsening, coarsest_size, derive(key, "coarsen"), say=say)
+def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say):
+    """Initial partitioning of the coarsest graph of ``hierarchy``, then refinement up to the input."""
     if say is not None:
         say(f"initial partitioning: {hierarchy.coarsest.n} vertices into {k} parts")
     part = initial_partition(hierarchy.coarsest, k, maxw, imbalance, ctx, derive(key, "initial"),

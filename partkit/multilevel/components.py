@@ -26,7 +26,7 @@ from partkit.multilevel.recursive import split_graph
 CORE_SHARE = 0.25
 
 
-def partition_by_components(graph, maxw, partition_core):
+def partition_by_components(graph, maxw, labels, ncomp, partition_core):
     """A partition built from whole components, or None when the graph should be partitioned whole.
 
     Parameters
@@ -34,6 +34,9 @@ def partition_by_components(graph, maxw, partition_core):
     graph : partkit.Graph
     maxw : int64 array, shape (k, ncon)
         The bound of every part.
+    labels : int64 array, shape (n,)
+        The component of every vertex, in ``[0, ncomp)``.
+    ncomp : int
     partition_core : callable
         ``partition_core(core, imbalance)`` partitions the subgraph of the
         big components into k parts within ``maxw``, where ``imbalance`` is
@@ -48,12 +51,10 @@ def partition_by_components(graph, maxw, partition_core):
     >>> from partkit.graph import Graph
     >>> from partkit.metrics import max_part_weights
     >>> g = Graph.from_edges(6, [(0, 1), (2, 3), (4, 5)])
-    >>> partition_by_components(g, max_part_weights(g, 3, 0.0), None).tolist()
+    >>> ncomp, labels = component_labels(g.xadj, g.adjncy)
+    >>> partition_by_components(g, max_part_weights(g, 3, 0.0), labels, ncomp, None).tolist()
     [0, 0, 1, 1, 2, 2]
     """
-    ncomp, labels = component_labels(graph.xadj, graph.adjncy)
-    if ncomp < 2:
-        return None
     k, ncon = maxw.shape
     cw = np.zeros((ncomp, ncon), dtype=np.int64)
     np.add.at(cw, labels, graph.vwgt)
