@@ -9,6 +9,45 @@ import sys
 from partkit.errors import InputError
 
 
+#: Largest count (tasks, bins, parts) a command accepts: beyond it the arrays would not fit in memory.
+MAX_COUNT = 10**8
+
+
+def integer(low, high=2**63 - 1):
+    """An argparse type: a decimal integer in ``[low, high]`` (no ``_`` separators, no exponent)."""
+    import argparse
+    import re
+
+    def parse(text):
+        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()):
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+        value = int(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside [{low}, {high}]")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def real(low=float("-inf")):
+    """An argparse type: a finite number, at least ``low``."""
+    import argparse
+    import math
+
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if "_" in text or not math.isfinite(value) or value < low:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of at least {low:g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
 def add_graph_arguments(parser):
     """Arguments every command that reads a graph accepts."""
     parser.add_argument("file", help="graph: Matrix Market (.mtx, .mtx.gz), METIS graph (.graph) or "
@@ -17,8 +56,28 @@ def add_graph_arguments(parser):
                         help="coordinates, one vertex per line (for a mesh: one node per line)")
     parser.add_argument("--edge-weights", choices=["unit", "abs"], default="unit",
                         help="Matrix Market only: unit edge weights (default) or from |a_ij|")
-    parser.add_argument("--ncommon", type=int, metavar="N",
+    parser.add_argument("--ncommon", type=integer(1), metavar="N",
                         help="mesh only: nodes two elements share to be adjacent (default by element type)")
+
+
+def output_path(args, default, inputs):
+    """The output file of ``-o`` (or ``default`` when not given), checked before any work.
+
+    A default derived from a stream input (``/dev/stdin``, ``<(...)``) goes
+    to the current folder instead of next to the stream.
+    """
+    import os
+
+    from partkit.io import check_output
+
+    output = args.output
+    if output is None:
+        source = str(inputs[0])
+        if not os.path.isfile(source) or source.startswith(("/dev/", "/proc/")):
+            default = os.path.basename(default)
+        output = default
+    check_output(output, inputs=inputs, option="-o" if args.output is not None else "output")
+    return output
 
 
 def load_graph(args):

@@ -6,7 +6,7 @@ import time
 import warnings
 
 from partkit.cli import EXIT_INTERNAL, EXIT_OK
-from partkit.cli._common import print_json
+from partkit.cli._common import MAX_COUNT, integer, print_json, real
 from partkit.cli.estimate import (MODEL_HELP, add_model_arguments, estimate_from_args, format_machine,
                                   load_model)
 
@@ -21,12 +21,12 @@ def register(subparsers):
                     "ratio to the bound. Unknown or unavailable methods are skipped with a note. "
                     + MODEL_HELP)
     parser.add_argument("file", help="Matrix Market matrix, METIS graph or mesh")
-    parser.add_argument("-k", "--parts", dest="k", type=int, required=True, help="number of parts")
+    parser.add_argument("-k", "--parts", dest="k", type=integer(1, MAX_COUNT), required=True, help="number of parts")
     parser.add_argument("--methods", default="multilevel,spectral,metis",
                         help="comma-separated method names (default multilevel,spectral,metis)")
-    parser.add_argument("--imbalance", type=float, default=0.03,
+    parser.add_argument("--imbalance", type=real(0), default=0.03,
                         help="allowed imbalance (default 0.03)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     add_model_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.set_defaults(func=run)

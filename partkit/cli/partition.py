@@ -7,8 +7,9 @@ import time
 import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
-from partkit.cli._common import (add_graph_arguments, end_progress, load_graph, method_options,
-                                 parse_options, print_json, progress_printer)
+from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, load_graph,
+                                 method_options, output_path, parse_options, print_json, progress_printer,
+                                 real)
 
 
 def register(subparsers):
@@ -21,12 +22,12 @@ def register(subparsers):
         description="Partition a graph into k balanced parts with a small edge cut and write one "
                     f"part id per line. Methods: {methods}.")
     add_graph_arguments(parser)
-    parser.add_argument("-k", "--parts", dest="k", type=int, required=True, help="number of parts")
+    parser.add_argument("-k", "--parts", dest="k", type=integer(1, MAX_COUNT), required=True, help="number of parts")
     parser.add_argument("--method", default=DEFAULT_METHOD, choices=list(METHODS),
                         help=f"partitioning method (default {DEFAULT_METHOD})")
-    parser.add_argument("--imbalance", type=float, default=0.03,
+    parser.add_argument("--imbalance", type=real(0), default=0.03,
                         help="allowed imbalance: max part weight <= (1 + imbalance) * average (default 0.03)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     parser.add_argument("--preset", choices=["fast", "default", "strong"],
                         help="speed/quality trade-off, for methods that have one")
     parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
@@ -46,6 +47,7 @@ def run(args):
     from partkit.io import write_partition
     from partkit.metrics import summary
 
+    output = output_path(args, f"{args.file}.part.{args.k}", [args.file, args.coords])
     graph = load_graph(args)
     printer = progress_printer(args.quiet or args.json)
     options = method_options(args.method, {"preset": args.preset, "refine": args.refine,
@@ -57,7 +59,6 @@ def run(args):
     seconds = time.perf_counter() - start
     end_progress(printer)
     infeasible = [w for w in caught if issubclass(w.category, InfeasibleBalanceWarning)]
-    output = args.output or f"{args.file}.part.{args.k}"
     write_partition(output, part)
     result = {"file": args.file, **summary(graph, part, args.k), "method": args.method,
               "imbalance_bound": args.imbalance, "balanced": not infeasible, "seconds": seconds,

@@ -5,7 +5,7 @@ costs nothing. :func:`write_text` writes a regular file through a
 temporary file in the same folder and a rename (an interrupted write never
 leaves a partial file at the path, and the temporary file is removed on
 any exception, including the ``KeyboardInterrupt`` of SIGINT and the
-:class:`Terminated` the CLI raises on SIGTERM); it follows symlinks to
+:class:`partkit.errors.Terminated` the CLI raises on SIGTERM); it follows symlinks to
 their target, writes devices and pipes (``/dev/null``, ``/dev/stdout``)
 directly, keeps an existing file's mode and gives a new file the mode the
 umask allows.
@@ -19,10 +19,6 @@ import stat
 from pathlib import Path
 
 from partkit.errors import InputError
-
-
-class Terminated(BaseException):
-    """Raised by the CLI's SIGTERM handler, so that cleanup code runs."""
 
 
 def _is_special(path):

@@ -75,6 +75,8 @@ def read_partition(path, n=None, k=None) -> np.ndarray:
     [0, 1, 1]
     """
     path = Path(path)
+    if k is not None and n is not None and k > max(n, 1):
+        raise InputError(f"k={k} exceeds the number of vertices n={n}")
     data = read_source(path, budget=None if n is None else lambda head: token_budget(n))
     rows = _Rows(path, data, n, True, -1, -1)
     if rows.found == 0:
