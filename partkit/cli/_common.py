@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 
@@ -88,55 +87,19 @@ def load_graph(args):
                       coords=args.coords, ncommon=args.ncommon)
 
 
-def method_options(method, candidates):
-    """Keep the options the method accepts; refuse an explicitly given one it does not.
+def method_options(method, flags, pairs, progress=None):
+    """The options of ``method`` from CLI flags (``None``: not given) and ``-O KEY=VALUE`` pairs.
 
-    Parameters
-    ----------
-    method : str
-    candidates : dict
-        Option name -> value; ``None`` values mean "not given" and are dropped.
+    Checked against :data:`partkit.methods.options.OPTIONS`; ``progress`` is
+    passed to the methods that take it.
     """
-    from partkit.methods import get_method
+    from partkit.methods.options import accepts, parse_cli, validate
 
-    parameters = inspect.signature(get_method(method)).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    options = {}
-    for name, value in candidates.items():
-        if value is None:
-            continue
-        if name in parameters or takes_any:
-            options[name] = value
-        elif name != "progress":
-            accepted = [p for p in parameters if p not in ("graph", "k", "imbalance", "seed", "progress")]
-            raise InputError(f"method {method!r} has no option {name!r} "
-                             f"(it accepts: {', '.join(accepted) or 'none'})")
+    options = validate(method, {name: value for name, value in flags.items() if value is not None})
+    options.update(parse_cli(method, pairs))
+    if progress is not None and accepts(method, "progress"):
+        options["progress"] = progress
     return options
-
-
-def parse_options(pairs):
-    """Turn ``["key=value", ...]`` into a dict; values become int, float, bool or None when they look so."""
-    options = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key.isidentifier():
-            raise InputError(f"option {pair!r} must look like KEY=VALUE")
-        options[key] = _option_value(text)
-    return options
-
-
-def _option_value(text):
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered == "none":
-        return None
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text
 
 
 def print_json(payload):

@@ -8,13 +8,14 @@ import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
 from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, load_graph,
-                                 method_options, output_path, parse_options, print_json, progress_printer,
+                                 method_options, output_path, print_json, progress_printer,
                                  real)
 
 
 def register(subparsers):
     """Add the ``partition`` subcommand."""
     from partkit.methods import DEFAULT_METHOD, METHODS
+    from partkit.methods.options import describe
 
     methods = "; ".join(f"{name}: {description}" for name, (_, description) in METHODS.items())
     parser = subparsers.add_parser(
@@ -32,8 +33,8 @@ def register(subparsers):
                         help="speed/quality trade-off, for methods that have one")
     parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
     parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable; see "
-                             "docs/methods.md for each method's options)")
+                        help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable). "
+                             + describe().replace("%", "%%"))
     parser.add_argument("-o", "--output", metavar="OUT", help="partition file (default FILE.part.K)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
@@ -50,8 +51,7 @@ def run(args):
     output = output_path(args, f"{args.file}.part.{args.k}", [args.file, args.coords])
     graph = load_graph(args)
     printer = progress_printer(args.quiet or args.json)
-    options = method_options(args.method, {"preset": args.preset, "refine": args.refine,
-                                           "progress": printer, **parse_options(args.option)})
+    options = method_options(args.method, {"preset": args.preset, "refine": args.refine}, args.option, printer)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InfeasibleBalanceWarning)
