@@ -11,7 +11,3 @@ class InputError(ValueError):
 
 class InfeasibleBalanceWarning(UserWarning):
     """The balance constraint could not be met by the returned partition."""
-
-
-class Terminated(BaseException):
-    """Raised by the command line's SIGTERM handler, so that cleanup code (``finally``) runs."""

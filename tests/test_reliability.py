@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from partkit.cli import main
-from partkit.errors import Terminated
 from partkit.generators import grid2d
 from partkit.io import read_partition, write_metis_graph, write_partition
 
@@ -97,11 +96,11 @@ def test_interrupted_write_leaves_neither_temporary_nor_partial_file(tmp_path, m
             self.real.close()
 
         def write(self, text):
-            raise Terminated  # as the CLI's SIGTERM handler raises it
+            raise KeyboardInterrupt
 
     real_fdopen = os.fdopen
     monkeypatch.setattr(_output.os, "fdopen", lambda fd, mode: Handle(real_fdopen(fd, mode)))
-    with pytest.raises(Terminated):
+    with pytest.raises(KeyboardInterrupt):
         write_partition(path, np.array([0, 0]))
     assert [p.name for p in tmp_path.iterdir()] == ["p.part"] and path.read_text() == "1\n0\n"
 
@@ -179,3 +178,25 @@ def test_stdin_input_writes_its_default_output_in_the_current_folder(grid_file, 
                              capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert read_partition(tmp_path / "stdin.part.2", n=100).max() == 1
+
+
+# ------------------------------------------------------------------- signals
+def test_ctrl_c_at_random_moments_exits_130(tmp_path):
+    """The quick version of benchmarks/interrupts.py (100 tries on 10^6 vertices, in docs/benchmarks.md)."""
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "interrupts.py"), "--grid", "150",
+                          "--tries", "5", "-k", "8"], env=ENV, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "5 of 5 interrupts exited 130 cleanly" in run.stdout
+
+
+def test_signal_handler_removes_pending_temporary_files(tmp_path):
+    from partkit.io import _output
+
+    temporary = tmp_path / ".partkit-0.tmp"
+    temporary.write_text("partial")
+    _output.PENDING.add(str(temporary))
+    try:
+        _output.remove_pending()
+    finally:
+        _output.PENDING.discard(str(temporary))
+    assert not temporary.exists()

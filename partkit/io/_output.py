@@ -3,9 +3,9 @@
 :func:`check_output` is called before anything is computed, so a bad ``-o``
 costs nothing. :func:`write_text` writes a regular file through a
 temporary file in the same folder and a rename (an interrupted write never
-leaves a partial file at the path, and the temporary file is removed on
-any exception, including the ``KeyboardInterrupt`` of SIGINT and the
-:class:`partkit.errors.Terminated` the CLI raises on SIGTERM); it follows symlinks to
+leaves a partial file at the path; the temporary file is removed on any
+exception, and by :func:`remove_pending` when the CLI's SIGINT or SIGTERM
+handler ends the process); it follows symlinks to
 their target, writes devices and pipes (``/dev/null``, ``/dev/stdout``)
 directly, keeps an existing file's mode and gives a new file the mode the
 umask allows.
@@ -29,8 +29,21 @@ def _is_special(path):
         return False
 
 
+#: Temporary files being written, for a signal handler that ends the process at once.
+PENDING = set()
+
+
 def _temporary_name(folder):
     return os.path.join(folder, f".partkit-{secrets.token_hex(6)}.tmp")
+
+
+def remove_pending():
+    """Remove the temporary files of writes in progress (called before an immediate exit)."""
+    for temporary in list(PENDING):
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
 
 
 def check_output(path, inputs=(), option="-o"):
@@ -83,6 +96,7 @@ def write_text(path, text) -> None:
     target = os.path.realpath(path)
     mode = stat.S_IMODE(os.stat(target).st_mode) if os.path.exists(target) else _new_file_mode()
     temporary = _temporary_name(os.path.dirname(target))
+    PENDING.add(temporary)
     try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "w") as handle:
@@ -95,3 +109,5 @@ def write_text(path, text) -> None:
         if os.path.lexists(temporary):
             os.unlink(temporary)
         raise
+    finally:
+        PENDING.discard(temporary)
