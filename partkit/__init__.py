@@ -1,8 +1,12 @@
 """partkit: graph partitioning and load balancing with Numba kernels."""
 
-from partkit.api import partition
-from partkit.errors import InfeasibleBalanceWarning, InputError
-from partkit.graph import Graph
+from partkit._numba_cache import ensure_numba_cache
+
+ensure_numba_cache()  # before any kernel module is imported
+
+from partkit.api import partition  # noqa: E402
+from partkit.errors import InfeasibleBalanceWarning, InputError  # noqa: E402
+from partkit.graph import Graph  # noqa: E402
 
 __version__ = "0.1.0"
 

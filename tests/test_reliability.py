@@ -200,3 +200,18 @@ def test_signal_handler_removes_pending_temporary_files(tmp_path):
     finally:
         _output.PENDING.discard(str(temporary))
     assert not temporary.exists()
+
+
+def test_read_only_install_runs_with_a_private_cache(tmp_path, grid_file):
+    """A read-only bind mount of the package (user namespace) and no writable home cache."""
+    script = (f"mount -o bind,ro {ROOT} {ROOT} && cd {tmp_path} && "
+              f"env -u NUMBA_CACHE_DIR XDG_CACHE_HOME=/proc/partkit-none HOME=/proc/partkit-none "
+              f"TMPDIR={tmp_path} PYTHONPATH={ROOT} {sys.executable} -m partkit partition {grid_file} -k 2 "
+              f"--method block -o {tmp_path / 'p.part'}")
+    run = subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=600)
+    if run.returncode != 0 and "unshare" in run.stderr:
+        pytest.skip(f"no user namespaces here: {run.stderr.strip()}")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.startswith("partkit: note: no writable Numba cache folder")
+    assert (tmp_path / f"partkit-numba-cache-{os.getuid()}").is_dir()
+    assert read_partition(tmp_path / "p.part", n=100).max() == 1
