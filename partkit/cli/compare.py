@@ -14,9 +14,9 @@ from partkit.cli.estimate import (MODEL_HELP, add_model_arguments, estimate_from
 def register(subparsers):
     """Add the ``compare`` subcommand."""
     parser = subparsers.add_parser(
-        "compare", help="compare partitioning methods by cut, volume, messages and predicted time",
+        "compare", help="compare partitioning methods by cut, words sent, messages and predicted time",
         description="Partition FILE into k parts with each method and print, best first (by "
-                    "predicted CG-iteration communication time): edge cut, connectivity-1 volume "
+                    "predicted CG-iteration communication time): edge cut, connectivity-1 words "
                     "(exact SpMV words), max words a part sends, messages, predicted time and its "
                     "ratio to the bound. Unknown or unavailable methods are skipped with a note. "
                     + MODEL_HELP)
@@ -65,7 +65,7 @@ def run(args):
         machine = format_machine(result)
         d = result.to_dict()
         rows.append({"method": method, "cut": edge_cut(graph, part),
-                     "volume": d["total_words"], "max_volume": d["max_send_words"],
+                     "words": d["total_words"], "max_words": d["max_send_words"],
                      "messages": d["total_messages"],
                      "max_messages": max(d["max_send_messages"], d["max_recv_messages"]),
                      "halo_time": d["halo_time"], "allreduce_time": d["allreduce_time"],
@@ -76,23 +76,24 @@ def run(args):
     if not rows:
         reasons = "; ".join(f"{s['method']}: {s['reason']}" for s in skipped + failed)
         raise InputError(f"no method could partition {name}: {reasons}")
-    rows.sort(key=lambda r: (r["predicted_time"], r["volume"]))
+    rows.sort(key=lambda r: (r["predicted_time"], r["words"]))
     status = EXIT_INTERNAL if failed else EXIT_OK
     if args.json:
         print_json({"file": args.file, "k": args.k, "methods": rows, "skipped": skipped, "failed": failed})
         return status
     print(f"{name}: {description}, k={args.k}")
     print(machine)
-    header = (f"{'method':<14}{'cut':>9}{'volume':>9}{'max vol':>9}{'msgs':>7}{'max msg':>8}"
+    header = (f"{'method':<14}{'cut':>9}{'words':>9}{'max wds':>9}{'msgs':>7}{'max msg':>8}"
               f"{'halo':>13}{'predicted':>13}{'ratio':>7}{'imbal':>8}{'runtime':>9}")
     print(header)
     for r in rows:
         flag = "" if r["balanced"] else "  (unbalanced)"
-        print(f"{r['method']:<14}{r['cut']:>9}{r['volume']:>9}{r['max_volume']:>9}{r['messages']:>7}"
+        print(f"{r['method']:<14}{r['cut']:>9}{r['words']:>9}{r['max_words']:>9}{r['messages']:>7}"
               f"{r['max_messages']:>8}{r['halo_time'] * 1e6:>10.3f} us{r['predicted_time'] * 1e6:>10.3f} us"
               f"{r['ratio']:>7.2f}"
               f"{r['imbalance']:>8.3f}{r['seconds']:>8.2f}s{flag}")
-    print("volume = connectivity-1 words of one SpMV, max vol = most words one part sends, "
+    print("words = connectivity-1 words of one SpMV (the communication volume of the graph model "
+          "when the pattern is symmetric), max wds = most words one part sends, "
           "halo = SpMV halo exchange, predicted = halo + AllReduces of one CG iteration, "
           "ratio = predicted / bound, runtime = partitioning seconds")
     for s in skipped:
