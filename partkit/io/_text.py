@@ -42,6 +42,15 @@ def split_line(text):
     return [token for token in _BLANKS.split(text) if token]
 
 
+def line_tokens_of(data, line):
+    """The tokens of line ``line`` (1-based) of ``data``, for an error message."""
+    start = 0
+    for _ in range(line - 1):
+        start = data.index(b"\n", start) + 1
+    end = data.find(b"\n", start)
+    return split_line(bytes(data[start:end if end >= 0 else len(data)]).decode("ascii"))
+
+
 @njit(cache=True)
 def _is_blank(c):
     return c == 32 or c == 9 or c == 13

@@ -256,15 +256,6 @@ def _entry_line(header, data, index):
     return header.size_line + 1 + offset
 
 
-def _line_tokens(data, line):
-    """The tokens of line ``line`` (1-based) of ``data``."""
-    start = 0
-    for _ in range(line - 1):
-        start = data.index(b"\n", start) + 1
-    end = data.find(b"\n", start)
-    return _text.split_line(bytes(data[start:end if end >= 0 else len(data)]).decode("ascii"))
-
-
 def _entry_error(path, header, data, code, line, token):
     where = f"{path}: line {line}:"
     if code == _text.COMMENT:
@@ -274,7 +265,7 @@ def _entry_error(path, header, data, code, line, token):
     what = f"a {header.field} {'entry' if header.fmt == 'coordinate' else 'array entry'}"
     if code == _text.TOKEN_COUNT:
         raise InputError(f"{where} found {token} tokens, expected {len(header.kinds)} for {what}")
-    text = _line_tokens(data, line)[token]
+    text = _text.line_tokens_of(data, line)[token]
     if header.kinds[token] == _text.INDEX:
         raise InputError(f"{where} index {text!r} is not an integer")
     if header.field == "integer":
@@ -293,7 +284,7 @@ def _scipy_message(header, data, exc):
     line = header.size_line + int(match.group(1)) - 2
     reason = match.group(2)
     if "index out of bounds" in reason:
-        tokens = _line_tokens(data, line)
+        tokens = _text.line_tokens_of(data, line)
         return (f"line {line}: index ({tokens[0]}, {tokens[1]}) is outside the "
                 f"{header.nrows}x{header.ncols} matrix")
     if "out of range" in reason:

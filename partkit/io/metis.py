@@ -118,7 +118,7 @@ def parse_metis_graph(path, data) -> Graph:
 def _fill_error(path, data, line, code, token, value, has_size):
     where = f"{path}: line {line}:"
     if code in (_text.BAD_TOKEN, _text.OVERFLOW):
-        text = _text.split_line(_line_text(data, line))[token]
+        text = _text.line_tokens_of(data, line)[token]
         reason = "does not fit in 64 bits" if code == _text.OVERFLOW else "is not an integer"
         raise InputError(f"{where} entry {text!r} {reason}")
     messages = {_NEGATIVE_LEAD: f"negative vertex {'size or ' if has_size else ''}weight",
@@ -132,14 +132,6 @@ def _fill_error(path, data, line, code, token, value, has_size):
 def _header_n(path, data):
     number, text, _ = _first_data_line(path, data, skip_blank=True)
     return _parse_header(path, number, text)[0]
-
-
-def _line_text(data, line):
-    start = 0
-    for _ in range(line - 1):
-        start = data.index(b"\n", start) + 1
-    end = data.find(b"\n", start)
-    return bytes(data[start:end if end >= 0 else len(data)]).decode("ascii")
 
 
 @njit(cache=True)
@@ -312,7 +304,7 @@ def read_mesh(path, *, ncommon=None, node_coords=None) -> Graph:
     nodes, bad, code = _text.parse_int_tokens(buf, offset, int(starts[-1]), True, PERCENT, -1)
     if bad >= 0:
         element = element_at(bad)
-        text = _text.split_line(_line_text(data, line_of(element)))[bad - starts[element]]
+        text = _text.line_tokens_of(data, line_of(element))[bad - starts[element]]
         reason = "does not fit in 64 bits" if code == _text.OVERFLOW else "is not an integer"
         raise InputError(f"{path}: line {line_of(element)}: node {text!r} {reason}")
     if nodes.size and nodes.min() < 1:

@@ -43,15 +43,10 @@ class _Rows:
             row = int(np.searchsorted(np.cumsum(self.counts), bad, side="right"))
             line = self.line(row)
             start = int(self.counts[:row].sum())
-            text = _text.split_line(_line_text(self.data, line))[bad - start]
+            text = _text.line_tokens_of(self.data, line)[bad - start]
             reason = "does not fit in 64 bits" if code == _text.OVERFLOW else "is not an integer"
             raise InputError(f"{self.path}: line {line}: {what} {text!r} {reason}")
         return values
-
-
-def _line_text(data, line):
-    lines = bytes(data).split(b"\n", line)
-    return lines[line - 1].decode("ascii")
 
 
 # -------------------------------------------------------------- partitions
@@ -128,7 +123,7 @@ def read_coordinates(path, n=None) -> np.ndarray:
     bad = _text.first_bad_real(rows.buf, 0, True, PERCENT, HASH)
     if bad >= 0:
         row = bad // d
-        text = _text.split_line(_line_text(data, rows.line(row)))[bad % d]
+        text = _text.line_tokens_of(data, rows.line(row))[bad % d]
         raise InputError(f"{path}: line {rows.line(row)}: coordinate {text!r} is not a number")
     lines = bytes(data).split(b"\n")
     if b"%" in data or b"#" in data:
