@@ -309,8 +309,10 @@ def check_weight_sums(name, weights, what):
     InputError
         Naming ``name`` and ``what`` when a column's sum exceeds 2^63 - 1.
     """
+    if not weights.size:
+        return
     weights = weights.reshape(weights.shape[0], -1)
-    if not weights.size or int(weights.max()) * weights.shape[0] < 2**63:
+    if int(weights.max()) * weights.shape[0] < 2**63:
         return
     totals = [sum(column.tolist()) for column in weights.T]
     if max(totals) >= 2**63:

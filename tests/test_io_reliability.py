@@ -154,3 +154,7 @@ def test_adjacency_check_names_the_vertices():
     adjwgt[0] = 5
     with pytest.raises(InputError, match="vertex 2 lists 1 but not the other way round"):
         Graph(g.xadj, g.adjncy, adjwgt=adjwgt)
+
+
+def test_graph_without_edges_validates():
+    assert Graph([0, 0, 0], []).m == 0 and Graph([0], [], vwgt=np.zeros((0, 2))).n == 0
