@@ -65,7 +65,7 @@ def read_metis_graph(path) -> Graph:
 
 def graph_budget(path, head):
     """Largest plausible content size, from the header in the first bytes ``head``."""
-    number, text, _ = _first_data_line(path, head, skip_blank=True)
+    number, text, _ = _first_data_line(path, head)
     n, m, has_size, has_vwgt, has_ewgt, ncon = _parse_header(path, number, text)
     lead = int(has_size) + (ncon if has_vwgt else 0)
     return token_budget(n * (lead + 1) + 2 * m * (1 + has_ewgt))
@@ -73,7 +73,7 @@ def graph_budget(path, head):
 
 def parse_metis_graph(path, data) -> Graph:
     """The graph in ``data`` (the content of ``path``); see :func:`read_metis_graph`."""
-    number, text, offset = _first_data_line(path, data, skip_blank=True)
+    number, text, offset = _first_data_line(path, data)
     n, m, has_size, has_vwgt, has_ewgt, ncon = _parse_header(path, number, text)
     lead = int(has_size) + (ncon if has_vwgt else 0)
     per_neighbour = 2 if has_ewgt else 1
@@ -130,7 +130,7 @@ def _fill_error(path, data, line, code, token, value, has_size):
 
 
 def _header_n(path, data):
-    number, text, _ = _first_data_line(path, data, skip_blank=True)
+    number, text, _ = _first_data_line(path, data)
     return _parse_header(path, number, text)[0]
 
 
@@ -180,7 +180,7 @@ def _fill_graph(buf, start, comment, has_ewgt, xadj, adjncy, adjwgt, lead_values
     return _text.OK, 0, 0, 0
 
 
-def _first_data_line(path, data, *, skip_blank):
+def _first_data_line(path, data):
     """``(number, text, next_offset)`` of the first line that is neither blank nor a ``%`` comment."""
     start, number = 0, 1
     while start < len(data):
@@ -190,8 +190,6 @@ def _first_data_line(path, data, *, skip_blank):
         stripped = text.strip(" \t\r")
         if stripped and not stripped.startswith("%"):
             return number, text, end + 1
-        if not stripped and not skip_blank:
-            break
         start, number = end + 1, number + 1
     raise InputError(f"{path}: empty file")
 
@@ -214,10 +212,12 @@ def _parse_header(path, number, header):
                          f"got {header.strip()!r}") from None
     if n < 0 or m < 0:
         raise InputError(f"{path}: line {number}: negative vertex or edge count")
-    if 2 * m > MAX_ADJACENCY_ENTRIES or n > MAX_ADJACENCY_ENTRIES:
-        raise InputError(f"{path}: line {number}: {n} vertices and {m} edges exceed the supported "
-                         f"maximum of {MAX_ADJACENCY_ENTRIES} vertices and {MAX_ADJACENCY_ENTRIES // 2} "
-                         "edges (64-bit counts are not supported)")
+    if 2 * m > MAX_ADJACENCY_ENTRIES:
+        raise InputError(f"{path}: line {number}: {m} edges exceed the supported maximum "
+                         f"of {MAX_ADJACENCY_ENTRIES // 2} (64-bit edge counts are not supported)")
+    if n > MAX_ADJACENCY_ENTRIES:
+        raise InputError(f"{path}: line {number}: {n} vertices exceed the supported maximum "
+                         f"of {MAX_ADJACENCY_ENTRIES} (64-bit vertex counts are not supported)")
     fmt = tokens[2] if len(tokens) > 2 else "0"
     if len(fmt) > 3 or any(c not in "01" for c in fmt):
         raise InputError(f"{path}: line {number}: fmt {fmt!r} must be up to three 0/1 digits (e.g. 1, 10, 11, 100)")
@@ -342,7 +342,7 @@ def read_mesh(path, *, ncommon=None, node_coords=None) -> Graph:
 
 def _mesh_header(path, data):
     """``(line number, ne, body offset)`` of a mesh file."""
-    number, text, offset = _first_data_line(path, data, skip_blank=True)
+    number, text, offset = _first_data_line(path, data)
     tokens = _text.split_line(text)
     if not 1 <= len(tokens) <= 2 or not all(t.isdigit() and t.isascii() for t in tokens):
         raise InputError(f"{path}: line {number}: mesh header must be 'ne' or 'ne etype'")
