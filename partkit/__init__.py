@@ -7,6 +7,10 @@ load only when a command needs them).
 
 import importlib
 
+from partkit._numba_cache import ensure_numba_cache
+
+ensure_numba_cache()  # before any kernel module is imported
+
 __version__ = "0.1.0"
 
 #: Public name -> module that defines it.

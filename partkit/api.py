@@ -8,6 +8,7 @@ import numpy as np
 
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.methods import DEFAULT_METHOD, get_method
+from partkit.methods.options import check_seed, validate
 from partkit.metrics import check_partition, max_part_weights, part_weights
 
 
@@ -28,7 +29,8 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, **options):
     seed : int, default 0
         Random seed; the same seed gives the same partition.
     **options
-        Passed to the method.
+        Passed to the method, after checking them against its entry in
+        :data:`partkit.methods.options.OPTIONS` (name, type, range).
 
     Returns
     -------
@@ -44,13 +46,16 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, **options):
     Raises
     ------
     InputError
-        For an invalid ``k``, ``imbalance`` or method name.
+        For an invalid ``k``, ``imbalance``, ``seed``, method name or option.
     """
     method = method or DEFAULT_METHOD
     k = _check_k(graph, k)
-    if not (0 <= imbalance < 10) or not np.isfinite(imbalance):
-        raise InputError(f"imbalance must be in [0, 10), got {imbalance}")
+    if isinstance(imbalance, bool) or not isinstance(imbalance, (int, float, np.number)) \
+            or not np.isfinite(imbalance) or not 0 <= imbalance < 10:
+        raise InputError(f"imbalance must be a number in [0, 10), got {imbalance!r}")
+    seed = check_seed(seed)
     function = get_method(method)
+    options = validate(method, options)
     if k == 1:
         part = np.zeros(graph.n, dtype=np.int64)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from partkit.errors import InputError
 
@@ -142,19 +143,19 @@ class Graph:
             raise InputError(f"{name}: vertex sizes must be {n} non-negative integers")
         if self.coords is not None and (self.coords.ndim != 2 or self.coords.shape[0] != n):
             raise InputError(f"{name}: coordinates must have shape (n, d) with n={n}")
-        rows = self.edge_sources()
-        if np.any(rows == adjncy):
-            v = int(rows[np.argmax(rows == adjncy)])
-            raise InputError(f"{name}: self loop at vertex {v + 1} (1-based)")
-        # Copies: scipy may share these arrays and sum_duplicates sorts in place.
-        a = sp.csr_matrix((self.adjwgt.copy(), adjncy.copy(), xadj.copy()), shape=(n, n))
-        a.sum_duplicates()
-        if a.nnz != adjncy.size:
-            raise InputError(f"{name}: duplicate edges in the adjacency lists")
-        diff = a - a.T
-        if diff.nnz and np.any(diff.data != 0):
-            raise InputError(f"{name}: adjacency is not symmetric (edge listed from one end only, "
-                             "or with different weights at its two ends)")
+        check_weight_sums(name, self.vwgt, "vertex weights")
+        check_weight_sums(name, self.adjwgt, "edge weights")
+        code, u, v = _adjacency_defect(xadj, adjncy, self.adjwgt)
+        if code == _SELF_LOOP:
+            raise InputError(f"{name}: self loop at vertex {u + 1} (1-based)")
+        if code == _DUPLICATE:
+            raise InputError(f"{name}: duplicate edges in the adjacency lists (vertex {u + 1} lists {v + 1} twice)")
+        if code == _ASYMMETRIC:
+            raise InputError(f"{name}: adjacency is not symmetric (vertex {u + 1} lists {v + 1} but not the "
+                             "other way round, or with a different weight)")
+        if code == _COUNTS:
+            raise InputError(f"{name}: adjacency is not symmetric (vertex {u + 1} has "
+                             f"{xadj[u + 1] - xadj[u]} neighbours but is listed by {v})")
 
     # ---------------------------------------------------------- constructors
     @classmethod
@@ -175,25 +176,16 @@ class Graph:
         a = sp.csr_matrix(matrix)
         if a.shape[0] != a.shape[1]:
             raise InputError(f"{name}: matrix is {a.shape[0]}x{a.shape[1]}; a graph needs a square matrix")
-        a = abs(a).tocoo()
-        keep = a.row != a.col
-        r, c, v = a.row[keep], a.col[keep], np.abs(a.data[keep]).astype(np.float64)
-        n = a.shape[0]
-        sym = sp.coo_matrix((np.concatenate([v, v]), (np.concatenate([r, c]), np.concatenate([c, r]))),
-                            shape=(n, n)).tocsr()
-        sym.sum_duplicates()
-        sym.sort_indices()
-        if edge_weights is None:
-            weights = None
-        elif edge_weights == "abs":
-            data = sym.data
-            top = data.max() if data.size else 1.0
+        if edge_weights not in (None, "abs"):
+            raise InputError(f"{name}: edge_weights must be None or 'abs', not {edge_weights!r}")
+        sym, values = _symmetric_pattern(a, weighted=edge_weights == "abs")
+        weights = None
+        if edge_weights == "abs":
+            top = values.max() if values.size else 1.0
             if not np.isfinite(top):
                 raise InputError(f"{name}: non-finite matrix entries cannot be edge weights")
             scale = 1000.0 / top if top > 0 else 1.0
-            weights = np.maximum(1, np.ceil(data * scale - 1e-9)).astype(WEIGHT_DTYPE)
-        else:
-            raise InputError(f"{name}: edge_weights must be None or 'abs', not {edge_weights!r}")
+            weights = np.maximum(1, np.ceil(values * scale - 1e-9)).astype(WEIGHT_DTYPE)
         return cls(sym.indptr.astype(INDEX_DTYPE), sym.indices.astype(INDEX_DTYPE), vwgt=vwgt,
                    adjwgt=weights, coords=coords, name=name, validate=False)
 
@@ -279,6 +271,103 @@ class Graph:
         coords = None if self.coords is None else self.coords[vertices]
         return Graph(a.indptr.astype(INDEX_DTYPE), a.indices.astype(INDEX_DTYPE), vwgt=self.vwgt[vertices],
                      adjwgt=a.data.astype(WEIGHT_DTYPE), coords=coords, name=self.name, validate=False)
+
+
+def _symmetric_pattern(a, weighted):
+    """The pattern of ``A + A^T`` without the diagonal, rows sorted, and ``|a_ij| + |a_ji|`` on it.
+
+    A structurally symmetric matrix (the usual case) keeps its own pattern:
+    one transpose and a comparison, no sparse addition.
+    """
+    a = a.copy() if not a.has_sorted_indices else a
+    a.sort_indices()
+    t = a.T.tocsr()
+    t.sort_indices()
+    if np.array_equal(a.indptr, t.indptr) and np.array_equal(a.indices, t.indices):
+        sym = a
+        values = np.abs(a.data).astype(np.float64) + np.abs(t.data) if weighted else None
+    else:
+        # Explicit zeros stay edges: a tiny positive value keeps the sum from cancelling them.
+        ones = lambda m: sp.csr_matrix(((np.abs(m.data).astype(np.float64) + np.finfo(float).tiny)  # noqa: E731
+                                        if weighted else np.ones(m.nnz), m.indices, m.indptr), shape=m.shape)
+        sym = (ones(a) + ones(t)).tocsr()
+        sym.sort_indices()
+        values = sym.data
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(sym.indptr))
+    keep = sym.indices != rows
+    indptr = np.zeros(a.shape[0] + 1, dtype=INDEX_DTYPE)
+    np.cumsum(np.bincount(rows[keep], minlength=a.shape[0]), out=indptr[1:])
+    pattern = sp.csr_matrix((np.ones(int(keep.sum())), sym.indices[keep], indptr), shape=a.shape)
+    return pattern, (values[keep] if weighted else None)
+
+
+def check_weight_sums(name, weights, what):
+    """Refuse integer weights whose sum (per column) leaves int64: totals would wrap around.
+
+    Raises
+    ------
+    InputError
+        Naming ``name`` and ``what`` when a column's sum exceeds 2^63 - 1.
+    """
+    if not weights.size:
+        return
+    weights = weights.reshape(weights.shape[0], -1)
+    if int(weights.max()) * weights.shape[0] < 2**63:
+        return
+    totals = [sum(column.tolist()) for column in weights.T]
+    if max(totals) >= 2**63:
+        raise InputError(f"{name}: the {what} sum to {max(totals)}, beyond the 64-bit range "
+                         f"(at most {2**63 - 1}); scale them down")
+
+
+_SELF_LOOP, _DUPLICATE, _ASYMMETRIC, _COUNTS = 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _adjacency_defect(xadj, adjncy, adjwgt):
+    """The first self loop, duplicate or unmatched entry: ``(code, u, v)``, or ``(0, -1, -1)``.
+
+    For ``_COUNTS``, ``v`` is the number of lists that hold ``u``.
+
+    Every entry ``u -> v`` of weight ``w`` must have exactly one ``v -> u`` of
+    weight ``w``. The reverse lists are built by a counting sort (O(n + m)
+    time, two adjacency-sized arrays), not by a sparse transpose.
+    """
+    n = xadj.size - 1
+    for u in range(n):
+        for e in range(xadj[u], xadj[u + 1]):
+            if adjncy[e] == u:
+                return _SELF_LOOP, u, u
+    start = np.zeros(n + 1, dtype=np.int64)
+    for e in range(adjncy.size):
+        start[adjncy[e] + 1] += 1
+    for v in range(n):
+        if start[v + 1] != xadj[v + 1] - xadj[v]:
+            return _COUNTS, v, start[v + 1]
+        start[v + 1] += start[v]
+    source = np.empty(adjncy.size, dtype=np.int64)
+    weight = np.empty(adjncy.size, dtype=adjwgt.dtype)
+    fill = start[:n].copy()
+    for u in range(n):
+        for e in range(xadj[u], xadj[u + 1]):
+            v = adjncy[e]
+            source[fill[v]] = u
+            weight[fill[v]] = adjwgt[e]
+            fill[v] += 1
+    mark = np.full(n, -1, dtype=np.int64)
+    marked_weight = np.zeros(n, dtype=adjwgt.dtype)
+    for u in range(n):
+        for e in range(xadj[u], xadj[u + 1]):
+            v = adjncy[e]
+            if mark[v] == u:
+                return _DUPLICATE, u, v
+            mark[v] = u
+            marked_weight[v] = adjwgt[e]
+        for p in range(start[u], start[u + 1]):
+            s = source[p]
+            if mark[s] != u or marked_weight[s] != weight[p]:
+                return _ASYMMETRIC, s, u
+    return 0, -1, -1
 
 
 def _as_int_array(values, what, name):

@@ -88,7 +88,7 @@ def test_compare_ranks_methods_and_skips_unknown(capsys, bcsstk13):
     assert [s["method"] for s in result["skipped"]] == ["nosuch"]
     for row in result["methods"]:
         assert row["predicted_time"] >= row["bound"] > 0
-        assert row["volume"] <= row["cut"]  # x_j is sent once per part, not per cut edge
+        assert row["words"] <= row["cut"]  # x_j is sent once per part, not per cut edge
         assert row["estimate"]["topology"]["name"] == "fattree"
     status, out, _ = run(capsys, "compare", bcsstk13, "-k", "8", "--methods", "block,metis,nosuch")
     assert status == 0

@@ -1,11 +1,20 @@
-"""Run every command shown in the docs, so the docs cannot rot.
+"""Run every command shown in the docs and compare the numbers they show, so the docs cannot rot.
 
-In ``docs/**/*.md``, each ```` ```console ```` block holds shell commands on lines
-starting with ``$ `` and each ```` ```python ```` block is a script; they run in
-order, page by page, in a scratch folder that has ``data/`` and a ``../shared``
-link to the shared inputs. The README's main command runs too (without its
-``pip install`` step, which CI has done). Benchmarks are shown in ``sh``
-blocks: they take minutes and are run by hand (their pages say how).
+In ``docs/**/*.md``, every fenced block runs, page by page, in a scratch
+folder that has ``data/`` and a ``../shared`` link to the shared inputs:
+
+* ```` ```python ```` blocks are scripts (they must run);
+* ```` ```console ```` blocks and plain ```` ``` ```` blocks with lines starting
+  with ``$ `` are shell sessions: each ``$ `` line runs, and the lines after it
+  are its output. Shown output is compared with the printed output line by
+  line: the words must match and the numbers must agree to the digits shown,
+  except durations (a number followed by ``s``, or after ``time``) and the
+  rest of a line after ``...``. A ``$ cat FILE`` of a file the page has not
+  made yet writes the shown text to FILE (that is how a page shows an input).
+
+``sh`` blocks are benchmarks: they take minutes and are run by hand (their
+pages say how). The README's main command runs too (without its ``pip
+install`` step, which CI has done).
 """
 
 import os
@@ -20,7 +29,8 @@ from tests.conftest import SHARED_DATA
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
-BLOCK = re.compile(r"^```(console|python)\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^```(console|python|)\n(.*?)^```", re.S | re.M)
+NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
 def scratch(tmp_path):
@@ -35,22 +45,78 @@ def run(command, cwd, label):
     result = subprocess.run(command, cwd=cwd, shell=isinstance(command, str), capture_output=True,
                             text=True, env=env, timeout=900)
     assert result.returncode == 0, f"{label} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+def sessions(body):
+    """``(command, shown output lines)`` of a shell block."""
+    out = []
+    for line in body.splitlines():
+        if line.startswith("$ "):
+            out.append((line[2:], []))
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def _mask_durations(line):
+    line = re.sub(r"time [-+]?\d+\.?\d*(?:e[-+]?\d+)? ?s\b", "time <t>", line)
+    return re.sub(r"\b\d+\.?\d*s\b", "<t>", line)
+
+
+def same_line(shown, printed):
+    """True when the printed line shows the same words and, to the digits shown, the same numbers."""
+    if "..." in shown:
+        head = shown.split("...")[0]
+        shown, printed = head, printed[:len(head)]
+    shown, printed = _mask_durations(shown), _mask_durations(printed)
+    if NUMBER.sub("#", shown).split() != NUMBER.sub("#", printed).split():
+        return False
+    for a, b in zip(NUMBER.findall(shown), NUMBER.findall(printed)):
+        decimals = len(a.split(".")[1]) if "." in a and "e" not in a.lower() else 0
+        tolerance = 0.5 * 10 ** -decimals if "e" not in a.lower() else abs(float(a)) * 1e-6
+        if abs(float(a) - float(b)) > tolerance + 1e-12:
+            return False
+    return True
+
+
+def check_output(label, shown, printed):
+    shown = [line for line in shown if line.strip()]
+    printed = [line for line in printed.splitlines() if line.strip()]
+    assert len(printed) >= len(shown), f"{label}: shows {len(shown)} lines, prints {len(printed)}:\n" + \
+        "\n".join(printed)
+    for a, b in zip(shown, printed):
+        assert same_line(a, b), f"{label}: the docs show\n  {a}\nbut it prints\n  {b}"
+
+
+def run_session(command, shown, work, label):
+    cat = re.fullmatch(r"cat (\S+)", command)
+    if cat and not (work / cat.group(1)).exists():
+        (work / cat.group(1)).write_text("\n".join(shown) + "\n")
+        return
+    check_output(label, shown, run(command, work, label))
 
 
 @pytest.mark.parametrize("page", DOCS, ids=[str(p.relative_to(ROOT / "docs")) for p in DOCS])
-def test_doc_page_commands_run(page, tmp_path):
+def test_doc_page_commands_run_and_print_what_they_show(page, tmp_path):
     text = page.read_text()
     if "../shared/" in text and not SHARED_DATA.is_dir():
         pytest.skip("the page uses ../shared/data, which is absent")
     work = scratch(tmp_path)
-    blocks = BLOCK.findall(text)
-    for kind, body in blocks:
-        if kind == "console":
-            for line in body.splitlines():
-                if line.startswith("$ "):
-                    run(line[2:], work, f"{page.name}: {line}")
-        else:
+    for kind, body in BLOCK.findall(text):
+        if kind == "python":
             run([sys.executable, "-c", body], work, f"{page.name}: python block")
+            continue
+        for command, shown in sessions(body):
+            run_session(command, shown, work, f"{page.name}: $ {command}")
+
+
+def test_comparison_rules():
+    assert same_line("  cut 812  imbalance 0.0000  time 0.001 s", "  cut 812  imbalance 0.00001  time 2.5 s")
+    assert not same_line("  cut 812  imbalance 0.0000", "  cut 813  imbalance 0.0000")
+    assert same_line("ratio 2.56   0.12s", "ratio 2.5649   3.40s")
+    assert same_line('{"k": 4, "cut": 9, ...}', '{"k": 4, "cut": 9, "volume": 3}')
+    assert not same_line("makespan 626.5", "makespan 626.6")
 
 
 def test_readme_main_command_runs(tmp_path):

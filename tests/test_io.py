@@ -223,7 +223,7 @@ def test_partition_write_is_atomic(tmp_path, monkeypatch):
     def failing_replace(*args):
         raise Boom
 
-    monkeypatch.setattr("partkit.io.os.replace", failing_replace)
+    monkeypatch.setattr("partkit.io._output.os.replace", failing_replace)
     with pytest.raises(Boom):
         write_partition(path, np.array([0, 0, 0]))
     assert path.read_text() == "1\n1\n0\n"
@@ -247,19 +247,23 @@ def test_unknown_suffix_is_sniffed(tmp_path):
 
 
 def test_integer_tokenizer_kernel():
-    from partkit.native.text import count_tokens, parse_integers
+    from partkit.io._text import OVERFLOW, line_tokens, parse_int_tokens
 
-    buf = np.frombuffer(b" 12\t-3 +4\n\n7  8\x1f9 ", dtype=np.uint8)
-    assert count_tokens(buf, 3).tolist() == [3, 0, 3]
-    values, bad = parse_integers(buf, 6)
+    buf = np.frombuffer(b" 12\t-3 +4\r\n\n7  8 9 ", dtype=np.uint8)
+    counts, found, extra = line_tokens(buf, 0, 3, False, -1, -1)
+    assert counts.tolist() == [3, 0, 3] and found == 3 and extra == -1
+    values, bad, _ = parse_int_tokens(buf, 0, 6, True, -1, -1)
     assert bad == -1 and values.tolist() == [12, -3, 4, 7, 8, 9]
-    for text, index in [(b"1 2x 3", 1), (b"1 - 3", 1), (b"1 3+", 1), (b"9" * 19, 0)]:
-        assert parse_integers(np.frombuffer(text, dtype=np.uint8), 3)[1] == index
+    for text, index in [(b"1 2x 3", 1), (b"1 - 3", 1), (b"1 3+", 1), (b"1 1_0 2", 1), (b"1 0x1 2", 1),
+                        (b"1 2\x0c3 4", 1), (b"1 2\x1c3 4", 1)]:
+        assert parse_int_tokens(np.frombuffer(text, dtype=np.uint8), 0, 3, True, -1, -1)[1] == index
+    assert parse_int_tokens(np.frombuffer(b"9" * 19, dtype=np.uint8), 0, 1, True, -1, -1)[2] == OVERFLOW
 
 
-def test_metis_tokens_python_accepts_still_parse(tmp_path):
-    path = write(tmp_path, "u.graph", "2 1\n+2\n0_1\n")
-    assert read_metis_graph(path).adjncy.tolist() == [1, 0]
+def test_metis_numbers_are_c_numbers_not_python_literals(tmp_path):
+    assert read_metis_graph(write(tmp_path, "p.graph", "2 1\n+2\n1\n")).adjncy.tolist() == [1, 0]
+    with pytest.raises(InputError, match="line 3: entry '0_1' is not an integer"):
+        read_metis_graph(write(tmp_path, "u.graph", "2 1\n2\n0_1\n"))
     huge = write(tmp_path, "h.graph", f"2 1 10\n{2**62} 2\n1 1\n")
     assert read_metis_graph(huge).vwgt[0, 0] == 2**62
     over = write(tmp_path, "o.graph", f"2 1 10\n{2**64} 2\n1 1\n")

@@ -2,11 +2,49 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 
 from partkit.errors import InputError
+
+
+#: Largest count (tasks, bins, parts) a command accepts: beyond it the arrays would not fit in memory.
+MAX_COUNT = 10**8
+
+
+def integer(low, high=2**63 - 1):
+    """An argparse type: a decimal integer in ``[low, high]`` (no ``_`` separators, no exponent)."""
+    import argparse
+    import re
+
+    def parse(text):
+        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()):
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+        value = int(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside [{low}, {high}]")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def real(low=float("-inf")):
+    """An argparse type: a finite number, at least ``low``."""
+    import argparse
+    import math
+
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if "_" in text or not math.isfinite(value) or value < low:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of at least {low:g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
 
 
 def add_graph_arguments(parser):
@@ -17,8 +55,28 @@ def add_graph_arguments(parser):
                         help="coordinates, one vertex per line (for a mesh: one node per line)")
     parser.add_argument("--edge-weights", choices=["unit", "abs"], default="unit",
                         help="Matrix Market only: unit edge weights (default) or from |a_ij|")
-    parser.add_argument("--ncommon", type=int, metavar="N",
+    parser.add_argument("--ncommon", type=integer(1), metavar="N",
                         help="mesh only: nodes two elements share to be adjacent (default by element type)")
+
+
+def output_path(args, default, inputs):
+    """The output file of ``-o`` (or ``default`` when not given), checked before any work.
+
+    A default derived from a stream input (``/dev/stdin``, ``<(...)``) goes
+    to the current folder instead of next to the stream.
+    """
+    import os
+
+    from partkit.io import check_output
+
+    output = args.output
+    if output is None:
+        source = str(inputs[0])
+        if not os.path.isfile(source) or source.startswith(("/dev/", "/proc/")):
+            default = os.path.basename(default)
+        output = default
+    check_output(output, inputs=inputs, option="-o" if args.output is not None else "output")
+    return output
 
 
 def load_graph(args):
@@ -29,55 +87,19 @@ def load_graph(args):
                       coords=args.coords, ncommon=args.ncommon)
 
 
-def method_options(method, candidates):
-    """Keep the options the method accepts; refuse an explicitly given one it does not.
+def method_options(method, flags, pairs, progress=None):
+    """The options of ``method`` from CLI flags (``None``: not given) and ``-O KEY=VALUE`` pairs.
 
-    Parameters
-    ----------
-    method : str
-    candidates : dict
-        Option name -> value; ``None`` values mean "not given" and are dropped.
+    Checked against :data:`partkit.methods.options.OPTIONS`; ``progress`` is
+    passed to the methods that take it.
     """
-    from partkit.methods import get_method
+    from partkit.methods.options import accepts, parse_cli, validate
 
-    parameters = inspect.signature(get_method(method)).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
-    options = {}
-    for name, value in candidates.items():
-        if value is None:
-            continue
-        if name in parameters or takes_any:
-            options[name] = value
-        elif name != "progress":
-            accepted = [p for p in parameters if p not in ("graph", "k", "imbalance", "seed", "progress")]
-            raise InputError(f"method {method!r} has no option {name!r} "
-                             f"(it accepts: {', '.join(accepted) or 'none'})")
+    options = validate(method, {name: value for name, value in flags.items() if value is not None})
+    options.update(parse_cli(method, pairs))
+    if progress is not None and accepts(method, "progress"):
+        options["progress"] = progress
     return options
-
-
-def parse_options(pairs):
-    """Turn ``["key=value", ...]`` into a dict; values become int, float, bool or None when they look so."""
-    options = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key.isidentifier():
-            raise InputError(f"option {pair!r} must look like KEY=VALUE")
-        options[key] = _option_value(text)
-    return options
-
-
-def _option_value(text):
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered == "none":
-        return None
-    for convert in (int, float):
-        try:
-            return convert(text)
-        except ValueError:
-            pass
-    return text
 
 
 def print_json(payload):

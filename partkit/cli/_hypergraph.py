@@ -31,3 +31,30 @@ def print_summary(h, result, extra=""):
     print(f"  λ-1 {result['connectivity_minus_one']}  cut nets {result['cut_nets']}  "
           f"imbalance {result['imbalance']:.4f}  max part volume {result['max_volume']}  "
           f"empty parts {result['empty_parts']}")
+
+
+def context_options(context, pairs, what):
+    """``context`` (a frozen dataclass of parameters) with ``-O KEY=VALUE`` pairs applied.
+
+    A value is parsed as the type of the field's current value (int, float
+    or str); an unknown key or a value of the wrong type or sign is an
+    :class:`~partkit.InputError` naming the option.
+    """
+    from dataclasses import fields, replace
+
+    from partkit.errors import InputError
+
+    kinds = {f.name: type(getattr(context, f.name)) for f in fields(context)}
+    changes = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or key not in kinds:
+            raise InputError(f"{what} has no option {pair!r} (KEY=VALUE with KEY one of: {', '.join(sorted(kinds))})")
+        try:
+            value = kinds[key](text)
+        except ValueError:
+            raise InputError(f"-O {pair}: {key} must be of type {kinds[key].__name__}") from None
+        if isinstance(value, (int, float)) and not (0 <= value < 2**31):
+            raise InputError(f"-O {pair}: {key} must be a non-negative number below 2**31")
+        changes[key] = value
+    return replace(context, **changes)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from partkit.cli import EXIT_OK
-from partkit.cli._common import print_json
+from partkit.cli._common import MAX_COUNT, integer, print_json, real
 
 
 def register(subparsers):
@@ -21,20 +21,20 @@ def register(subparsers):
                     "scheduling), chunk (fixed chunks), self (one task per access). Reports the "
                     "makespan, its ratio to max(total/p, largest task), idle time, queue accesses "
                     "and steals.")
-    sim.add_argument("--tasks", type=int, required=True, metavar="N", help="number of tasks")
-    sim.add_argument("--workers", type=int, required=True, metavar="P", help="number of workers")
+    sim.add_argument("--tasks", type=integer(0, MAX_COUNT), required=True, metavar="N", help="number of tasks")
+    sim.add_argument("--workers", type=integer(1, 10**6), required=True, metavar="P", help="number of workers")
     sim.add_argument("--policy", choices=["ws", "gss", "chunk", "self"], default="ws",
                      help="scheduling policy (default ws)")
-    sim.add_argument("--chunk", type=int, metavar="K",
+    sim.add_argument("--chunk", type=integer(1), metavar="K",
                      help="chunk size for --policy chunk (default: Kruskal-Weiss)")
     sim.add_argument("--costs", default="lognormal",
                      choices=["constant", "uniform", "exponential", "lognormal", "pareto"],
                      help="task cost distribution, mean 1 (default lognormal)")
-    sim.add_argument("--cv", type=float, default=1.0,
+    sim.add_argument("--cv", type=real(0), default=1.0,
                      help="coefficient of variation of the task costs (default 1)")
-    sim.add_argument("--overhead", type=float, default=0.01,
+    sim.add_argument("--overhead", type=real(0), default=0.01,
                      help="cost of one queue access or deque pop (default 0.01)")
-    sim.add_argument("--steal-latency", type=float, default=0.05,
+    sim.add_argument("--steal-latency", type=real(0), default=0.05,
                      help="duration of one steal attempt (default 0.05)")
     sim.add_argument("--steal", choices=["one", "half"], default="one",
                      help="ws: steal one task or half of the victim's deque (default one)")
@@ -52,16 +52,16 @@ def register(subparsers):
     dag.add_argument("--kind", choices=["cholesky", "potri", "forkjoin", "uts"], default="cholesky",
                      help="DAG: tiled Cholesky, tiled SPD inversion (POTRF+TRTRI+LAUUM), "
                           "balanced fork-join tree, binomial unbalanced tree (default cholesky)")
-    dag.add_argument("--tiles", type=int, default=8, metavar="T",
+    dag.add_argument("--tiles", type=integer(1, 200), default=8, metavar="T",
                      help="cholesky/potri: tiles per dimension n/b (default 8)")
     dag.add_argument("--pipelined", action="store_true",
                      help="potri: link the three phases by tile dependencies only (no barriers)")
-    dag.add_argument("--depth", type=int, default=10, help="forkjoin: depth (default 10)")
-    dag.add_argument("--workers", type=int, required=True, metavar="P", help="number of workers")
+    dag.add_argument("--depth", type=integer(0, 24), default=10, help="forkjoin: depth (default 10)")
+    dag.add_argument("--workers", type=integer(1, 10**6), required=True, metavar="P", help="number of workers")
     dag.add_argument("--policy", choices=["ws", "greedy"], default="ws",
                      help="work stealing or central greedy list scheduling (default ws)")
-    dag.add_argument("--overhead", type=float, default=0.0, help="cost of a deque pop (default 0)")
-    dag.add_argument("--steal-latency", type=float, default=0.01,
+    dag.add_argument("--overhead", type=real(0), default=0.0, help="cost of a deque pop (default 0)")
+    dag.add_argument("--steal-latency", type=real(0), default=0.01,
                      help="duration of one steal attempt (default 0.01)")
     _add_noise_arguments(dag)
     _add_seed_json(dag, run_dag)
@@ -70,28 +70,28 @@ def register(subparsers):
         "bins", help="balls into bins with one or d random choices",
         description="Throw M balls into N bins, each into the least loaded of d random bins, and "
                     "compare the maximum load with the leading-order theory.")
-    bins.add_argument("--balls", type=int, required=True, metavar="M")
-    bins.add_argument("--bins", type=int, required=True, metavar="N")
-    bins.add_argument("-d", "--choices", dest="d", type=int, default=2,
+    bins.add_argument("--balls", type=integer(0, 10**9), required=True, metavar="M")
+    bins.add_argument("--bins", type=integer(1, MAX_COUNT), required=True, metavar="N")
+    bins.add_argument("-d", "--choices", dest="d", type=integer(1, 64), default=2,
                       help="candidate bins per ball (default 2)")
     bins.add_argument("--left", action="store_true", help="Voecking's always-go-left variant")
     _add_seed_json(bins, run_bins)
 
 
 def _add_noise_arguments(parser):
-    parser.add_argument("--slow-workers", type=int, default=0,
+    parser.add_argument("--slow-workers", type=integer(0), default=0,
                         help="number of workers running --slowdown times slower (default 0)")
-    parser.add_argument("--slowdown", type=float, default=2.0,
+    parser.add_argument("--slowdown", type=real(0), default=2.0,
                         help="slowdown factor of the slow workers (default 2)")
-    parser.add_argument("--freeze-period", type=float, default=0.0,
+    parser.add_argument("--freeze-period", type=real(0), default=0.0,
                         help="every worker freezes once per period, at a random phase (default: never)")
-    parser.add_argument("--freeze-length", type=float, default=0.0,
+    parser.add_argument("--freeze-length", type=real(0), default=0.0,
                         help="length of each freeze (default 0)")
 
 
 def _add_seed_json(parser, func):
     """The ``--seed`` and ``--json`` options every action takes, and the function that runs it."""
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=func)
 

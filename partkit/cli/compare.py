@@ -6,7 +6,7 @@ import time
 import warnings
 
 from partkit.cli import EXIT_INTERNAL, EXIT_OK
-from partkit.cli._common import print_json
+from partkit.cli._common import MAX_COUNT, integer, print_json, real
 from partkit.cli.estimate import (MODEL_HELP, add_model_arguments, estimate_from_args, format_machine,
                                   load_model)
 
@@ -14,19 +14,19 @@ from partkit.cli.estimate import (MODEL_HELP, add_model_arguments, estimate_from
 def register(subparsers):
     """Add the ``compare`` subcommand."""
     parser = subparsers.add_parser(
-        "compare", help="compare partitioning methods by cut, volume, messages and predicted time",
+        "compare", help="compare partitioning methods by cut, words sent, messages and predicted time",
         description="Partition FILE into k parts with each method and print, best first (by "
-                    "predicted CG-iteration communication time): edge cut, connectivity-1 volume "
+                    "predicted CG-iteration communication time): edge cut, connectivity-1 words "
                     "(exact SpMV words), max words a part sends, messages, predicted time and its "
                     "ratio to the bound. Unknown or unavailable methods are skipped with a note. "
                     + MODEL_HELP)
     parser.add_argument("file", help="Matrix Market matrix, METIS graph or mesh")
-    parser.add_argument("-k", "--parts", dest="k", type=int, required=True, help="number of parts")
+    parser.add_argument("-k", "--parts", dest="k", type=integer(1, MAX_COUNT), required=True, help="number of parts")
     parser.add_argument("--methods", default="multilevel,spectral,metis",
                         help="comma-separated method names (default multilevel,spectral,metis)")
-    parser.add_argument("--imbalance", type=float, default=0.03,
+    parser.add_argument("--imbalance", type=real(0), default=0.03,
                         help="allowed imbalance (default 0.03)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     add_model_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.set_defaults(func=run)
@@ -65,7 +65,7 @@ def run(args):
         machine = format_machine(result)
         d = result.to_dict()
         rows.append({"method": method, "cut": edge_cut(graph, part),
-                     "volume": d["total_words"], "max_volume": d["max_send_words"],
+                     "words": d["total_words"], "max_words": d["max_send_words"],
                      "messages": d["total_messages"],
                      "max_messages": max(d["max_send_messages"], d["max_recv_messages"]),
                      "halo_time": d["halo_time"], "allreduce_time": d["allreduce_time"],
@@ -76,23 +76,24 @@ def run(args):
     if not rows:
         reasons = "; ".join(f"{s['method']}: {s['reason']}" for s in skipped + failed)
         raise InputError(f"no method could partition {name}: {reasons}")
-    rows.sort(key=lambda r: (r["predicted_time"], r["volume"]))
+    rows.sort(key=lambda r: (r["predicted_time"], r["words"]))
     status = EXIT_INTERNAL if failed else EXIT_OK
     if args.json:
         print_json({"file": args.file, "k": args.k, "methods": rows, "skipped": skipped, "failed": failed})
         return status
     print(f"{name}: {description}, k={args.k}")
     print(machine)
-    header = (f"{'method':<14}{'cut':>9}{'volume':>9}{'max vol':>9}{'msgs':>7}{'max msg':>8}"
+    header = (f"{'method':<14}{'cut':>9}{'words':>9}{'max wds':>9}{'msgs':>7}{'max msg':>8}"
               f"{'halo':>13}{'predicted':>13}{'ratio':>7}{'imbal':>8}{'runtime':>9}")
     print(header)
     for r in rows:
         flag = "" if r["balanced"] else "  (unbalanced)"
-        print(f"{r['method']:<14}{r['cut']:>9}{r['volume']:>9}{r['max_volume']:>9}{r['messages']:>7}"
+        print(f"{r['method']:<14}{r['cut']:>9}{r['words']:>9}{r['max_words']:>9}{r['messages']:>7}"
               f"{r['max_messages']:>8}{r['halo_time'] * 1e6:>10.3f} us{r['predicted_time'] * 1e6:>10.3f} us"
               f"{r['ratio']:>7.2f}"
               f"{r['imbalance']:>8.3f}{r['seconds']:>8.2f}s{flag}")
-    print("volume = connectivity-1 words of one SpMV, max vol = most words one part sends, "
+    print("words = connectivity-1 words of one SpMV (the communication volume of the graph model "
+          "when the pattern is symmetric), max wds = most words one part sends, "
           "halo = SpMV halo exchange, predicted = halo + AllReduces of one CG iteration, "
           "ratio = predicted / bound, runtime = partitioning seconds")
     for s in skipped:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from partkit.cli import EXIT_OK
-from partkit.cli._common import print_json
+from partkit.cli._common import MAX_COUNT, integer, print_json, real
 
 MODEL_HELP = ("Model: a message of w words takes alpha + w * word_size / beta seconds (beta is a "
               "bandwidth in bytes/s). Halo exchange: each part's messages share min(ports, topology "
@@ -17,20 +17,20 @@ def add_model_arguments(parser):
     """The alpha-beta machine parameters shared by ``estimate`` and ``compare``."""
     from partkit.collectives import TOPOLOGIES
 
-    parser.add_argument("--alpha", type=float, default=2e-6,
+    parser.add_argument("--alpha", type=real(0), default=2e-6,
                         help="message latency in seconds (default 2e-6)")
-    parser.add_argument("--beta", type=float, default=1e10,
+    parser.add_argument("--beta", type=real(0), default=1e10,
                         help="link bandwidth in bytes per second (default 1e10 = 10 GB/s)")
-    parser.add_argument("--word-size", type=float, default=8.0, metavar="BYTES",
+    parser.add_argument("--word-size", type=real(0), default=8.0, metavar="BYTES",
                         help="bytes per vector entry (default 8, float64)")
     parser.add_argument("--topology", choices=TOPOLOGIES, default="ring",
                         help="interconnect of the k processes (default ring); tori use the most "
                              "nearly square/cubic factorisation of k")
-    parser.add_argument("--ports", type=int, default=1,
+    parser.add_argument("--ports", type=integer(1, 1024), default=1,
                         help="ports per node in the k-port model (default 1; capped by the topology degree)")
-    parser.add_argument("--allreduces", type=int, default=2,
+    parser.add_argument("--allreduces", type=integer(0, 10**6), default=2,
                         help="AllReduces of one word per CG iteration (default 2: the dot products)")
-    parser.add_argument("--ncommon", type=int, metavar="N",
+    parser.add_argument("--ncommon", type=integer(1), metavar="N",
                         help="mesh only: nodes two elements share to be adjacent (default by element type)")
 
 
@@ -85,7 +85,7 @@ def register(subparsers):
                         help="how the partition was made: graph or hypergraph (column-net) partitions "
                              "are row partitions, estimated exactly alike; hypergraph-rows (row-net) "
                              "partitions are column partitions, whose fold phase is estimated")
-    parser.add_argument("-k", "--parts", dest="k", type=int,
+    parser.add_argument("-k", "--parts", dest="k", type=integer(1, MAX_COUNT),
                         help="number of parts = processes (default: largest id + 1)")
     add_model_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from partkit.cli import EXIT_OK
-from partkit.cli._common import add_graph_arguments, load_graph, print_json
+from partkit.cli._common import MAX_COUNT, add_graph_arguments, integer, load_graph, print_json
 from partkit.cli._hypergraph import add_model_arguments, load_hypergraph, print_summary
 
 
@@ -16,7 +16,7 @@ def register(subparsers):
     add_graph_arguments(parser)
     parser.add_argument("partfile", help="partition file: one part id per line")
     add_model_arguments(parser, "the hypergraph models report λ-1, cut nets and the largest volume a part sends")
-    parser.add_argument("-k", "--parts", dest="k", type=int,
+    parser.add_argument("-k", "--parts", dest="k", type=integer(1, MAX_COUNT),
                         help="number of parts (default: largest id + 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.set_defaults(func=run)

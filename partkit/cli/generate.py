@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from partkit.cli import EXIT_OK
+from partkit.cli._common import integer
 from partkit.errors import InputError
 
 #: kind -> (what -n means, how to build the graph from n and seed)
@@ -25,6 +26,10 @@ def _log2(n):
     return n.bit_length() - 1
 
 
+#: Largest graph ``generate`` writes (vertices).
+MAX_VERTICES = 10**8
+
+
 def register(subparsers):
     """Add the ``generate`` subcommand."""
     parser = subparsers.add_parser(
@@ -33,8 +38,8 @@ def register(subparsers):
                     "for the geometric kinds, for trying partkit without data of your own. -n means: "
                     + "; ".join(f"{kind}: {meaning}" for kind, (meaning, _) in KINDS.items()) + ".")
     parser.add_argument("kind", choices=list(KINDS))
-    parser.add_argument("-n", type=int, required=True, help="size (see above)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed for the random kinds (default 0)")
+    parser.add_argument("-n", type=integer(1), required=True, help="size (see above)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="random seed for the random kinds (default 0)")
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help="output .graph file")
     parser.set_defaults(func=run)
 
@@ -44,10 +49,18 @@ def run(args):
     from partkit import generators
     from partkit.io import write_coordinates, write_metis_graph
 
+    from partkit.io import check_output
+
     if args.n < (2 if args.kind.startswith("grid") else 3):
         raise InputError(f"-n {args.n} is too small for a {args.kind} graph")
-    graph = KINDS[args.kind][1](generators, args.n, args.seed)
+    vertices = {"grid": args.n ** 2, "grid3d": args.n ** 3}.get(args.kind, args.n)
+    if vertices > MAX_VERTICES:
+        raise InputError(f"-n {args.n}: {vertices} vertices is more than partkit generates "
+                         f"(at most {MAX_VERTICES})")
     output = Path(args.output)
+    check_output(output)
+    check_output(output.with_suffix(".xyz"), option="coordinates file")
+    graph = KINDS[args.kind][1](generators, args.n, args.seed)
     write_metis_graph(output, graph)
     wrote = f"wrote {output} (n={graph.n}, m={graph.m})"
     if graph.coords is not None:

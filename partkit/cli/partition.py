@@ -8,14 +8,16 @@ import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
 from partkit.cli._compile import compile_notice
-from partkit.cli._common import (add_graph_arguments, end_progress, load_graph, method_options,
-                                 parse_options, print_json, progress_printer)
-from partkit.cli._hypergraph import add_model_arguments, load_hypergraph, print_summary
+from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, load_graph,
+                                 method_options, output_path, print_json, progress_printer,
+                                 real)
+from partkit.cli._hypergraph import add_model_arguments, context_options, load_hypergraph, print_summary
 
 
 def register(subparsers):
     """Add the ``partition`` subcommand."""
     from partkit.methods import DEFAULT_METHOD, METHODS
+    from partkit.methods.options import describe
 
     methods = "; ".join(f"{name}: {description}" for name, (_, description) in METHODS.items())
     parser = subparsers.add_parser(
@@ -23,20 +25,20 @@ def register(subparsers):
         description="Partition a graph into k balanced parts with a small edge cut and write one "
                     f"part id per line. Methods: {methods}.")
     add_graph_arguments(parser)
-    parser.add_argument("-k", "--parts", dest="k", type=int, required=True, help="number of parts")
+    parser.add_argument("-k", "--parts", dest="k", type=integer(1, MAX_COUNT), required=True, help="number of parts")
     add_model_arguments(parser, "the hypergraph models use partkit's multilevel hypergraph partitioner "
                                 "(minimising λ-1; --preset and -O KEY=VALUE set its parameters)")
     parser.add_argument("--method", choices=list(METHODS),
                         help=f"partitioning method of the graph model (default {DEFAULT_METHOD})")
-    parser.add_argument("--imbalance", type=float, default=0.03,
+    parser.add_argument("--imbalance", type=real(0), default=0.03,
                         help="allowed imbalance: max part weight <= (1 + imbalance) * average (default 0.03)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     parser.add_argument("--preset", choices=["fast", "default", "strong"],
                         help="speed/quality trade-off, for methods that have one")
     parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
     parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable; see "
-                             "docs/methods.md for each method's options)")
+                        help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable). "
+                             + describe().replace("%", "%%"))
     parser.add_argument("-o", "--output", metavar="OUT", help="partition file (default FILE.part.K)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
@@ -60,10 +62,10 @@ def run(args):
     from partkit.methods import DEFAULT_METHOD
 
     args.method = args.method or DEFAULT_METHOD
+    output = output_path(args, f"{args.file}.part.{args.k}", [args.file, args.coords])
     graph = load_graph(args)
     printer = progress_printer(args.quiet or args.json)
-    options = method_options(args.method, {"preset": args.preset, "refine": args.refine,
-                                           "progress": printer, **parse_options(args.option)})
+    options = method_options(args.method, {"preset": args.preset, "refine": args.refine}, args.option, printer)
     start = time.perf_counter()
     with compile_notice(printer is not None), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InfeasibleBalanceWarning)
@@ -71,7 +73,6 @@ def run(args):
     seconds = time.perf_counter() - start
     end_progress(printer)
     infeasible = [w for w in caught if issubclass(w.category, InfeasibleBalanceWarning)]
-    output = args.output or f"{args.file}.part.{args.k}"
     write_partition(output, part)
     result = {"file": args.file, **summary(graph, part, args.k), "method": args.method,
               "imbalance_bound": args.imbalance, "balanced": not infeasible, "seconds": seconds,
@@ -90,8 +91,6 @@ def run(args):
 
 def run_hypergraph(args):
     """Partition the hypergraph model with :func:`partkit.hypergraph.partition`."""
-    from dataclasses import fields, replace
-
     from partkit.errors import InfeasibleBalanceWarning, InputError
     from partkit.hypergraph import partition
     from partkit.hypergraph.metrics import summary
@@ -101,13 +100,8 @@ def run_hypergraph(args):
     for given, option in ((args.method, "--method"), (args.refine, "--refine"), (args.coords, "--coords")):
         if given is not None:
             raise InputError(f"{option} applies to the graph model, not --model {args.model}")
-    context = PRESETS[args.preset or "default"]
-    options = parse_options(args.option)
-    known = {f.name for f in fields(context)}
-    for name in options:
-        if name not in known:
-            raise InputError(f"--model {args.model} has no option {name!r} (it accepts: {', '.join(sorted(known))})")
-    context = replace(context, **options)
+    context = context_options(PRESETS[args.preset or "default"], args.option, f"--model {args.model}")
+    output = output_path(args, f"{args.file}.part.{args.k}", [args.file])
     h = load_hypergraph(args)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -115,7 +109,6 @@ def run_hypergraph(args):
         part = partition(h, args.k, imbalance=args.imbalance, seed=args.seed, context=context)
     seconds = time.perf_counter() - start
     infeasible = [w for w in caught if issubclass(w.category, InfeasibleBalanceWarning)]
-    output = args.output or f"{args.file}.part.{args.k}"
     write_partition(output, part)
     result = {"file": args.file, "model": args.model, **summary(h, part, args.k),
               "imbalance_bound": args.imbalance, "balanced": not infeasible, "seconds": seconds,

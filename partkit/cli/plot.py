@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from partkit.cli import EXIT_OK
-from partkit.cli._common import add_graph_arguments, load_graph
+from partkit.cli._common import MAX_COUNT, add_graph_arguments, integer, load_graph
 
 
 def register(subparsers):
@@ -19,16 +19,17 @@ def register(subparsers):
     parser.add_argument("--layout", choices=["spectral"],
                         help="compute 2D coordinates from the graph (for graphs without coordinates)")
     parser.add_argument("--spy", action="store_true", help="draw the permuted spy plot even with coordinates")
-    parser.add_argument("-k", "--parts", dest="k", type=int, help="number of parts (default: largest id + 1)")
+    parser.add_argument("-k", "--parts", dest="k", type=integer(1, MAX_COUNT), help="number of parts (default: largest id + 1)")
     parser.set_defaults(func=run)
 
 
 def run(args):
     """Read the graph and the partition and draw them."""
-    from partkit.io import read_partition
+    from partkit.io import check_output, read_partition
     from partkit.layout import spectral_layout
     from partkit.plot import plot_partition, spy_partition
 
+    check_output(args.output, inputs=[args.file, args.partfile, args.coords])
     graph = load_graph(args)
     part = read_partition(args.partfile, n=graph.n, k=args.k)
     if args.layout == "spectral":

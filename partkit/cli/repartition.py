@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
-from partkit.cli._common import add_graph_arguments, load_graph, print_json
+from partkit.cli._common import (MAX_COUNT, add_graph_arguments, integer, load_graph, output_path,
+                                 print_json, real)
 
 
 def register(subparsers):
@@ -21,11 +22,11 @@ def register(subparsers):
     parser.add_argument("--weights", "-w", metavar="W", required=True,
                         help="new vertex weights: one line per vertex with 1 or more integers "
                              "(optional 'n [ncon]' header line, %% or # comments)")
-    parser.add_argument("-k", "--parts", dest="k", type=int,
+    parser.add_argument("-k", "--parts", dest="k", type=integer(1, MAX_COUNT),
                         help="number of parts (default: largest part id + 1)")
-    parser.add_argument("--imbalance", type=float, default=0.03,
+    parser.add_argument("--imbalance", type=real(0), default=0.03,
                         help="allowed imbalance (default 0.03)")
-    parser.add_argument("--itr", type=float, default=1000.0,
+    parser.add_argument("--itr", type=real(0), default=1000.0,
                         help="weight of the cut against the migration volume (default 1000)")
     parser.add_argument("--strategy", choices=["diffusion", "remap", "auto"], default="diffusion",
                         help="diffusion (default), scratch-remap, or the better of both")
@@ -35,7 +36,7 @@ def register(subparsers):
     parser.add_argument("--compare", action="store_true",
                         help="also partition from scratch (relabelled to maximise overlap) and "
                              "report its cut and migration")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="new partition file (default PARTFILE.repart)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -50,6 +51,7 @@ def run(args):
     from partkit.io import read_partition, read_vertex_weights, write_partition
     from partkit.metrics import edge_cut, is_balanced
 
+    output = output_path(args, f"{args.partfile}.repart", [args.partfile, args.file, args.weights, args.coords])
     graph = load_graph(args)
     weights = read_vertex_weights(args.weights, graph.n)
     old = read_partition(args.partfile, graph.n, args.k)
@@ -60,7 +62,6 @@ def run(args):
                          strategy=args.strategy, flow=args.flow, seed=args.seed)
     weighted = with_weights(graph, weights)
     balanced = is_balanced(weighted, result.part, k, args.imbalance)
-    output = args.output or f"{args.partfile}.repart"
     write_partition(output, result.part)
     payload = {"file": args.file, "n": graph.n, "k": k, "old_cut": edge_cut(graph, old),
                **result.to_dict(), "objective": result.objective(args.itr), "itr": args.itr,

@@ -48,7 +48,7 @@ __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "Initia
            "PRESETS", "COARSENINGS"]
 
 
-def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=None, progress=None):
+def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None):
     """Partition ``graph`` into ``k`` parts with the multilevel k-way engine.
 
     Parameters
@@ -63,9 +63,9 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         Same seed, same partition.
     preset : {"fast", "default", "strong"}
         Time/quality trade-off (see :mod:`partkit.multilevel.context`).
-    coarsening : {"auto", "matching", "clustering"}, optional
-        Overrides the preset's coarsening algorithm (default ``auto``:
-        clustering on graphs with skewed degrees, matching otherwise).
+    coarsening : {"auto", "matching", "clustering"}, default "auto"
+        The coarsening algorithm: ``auto`` clusters graphs with skewed
+        degrees (power-law graphs) and matches the others.
     progress : callable or None
         Called with short phase descriptions such as
         ``"coarsening level 5: 12034 vertices"``.
@@ -83,7 +83,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     >>> sorted(np.bincount(part).tolist()), edge_cut(g, part) <= 45
     ([100, 100, 100, 100], True)
     """
-    ctx = _context.preset(preset, **({} if coarsening is None else {"coarsening": coarsening}))
+    ctx = _context.preset(preset, coarsening=coarsening)
     return run(graph, int(k), max_part_weights(graph, int(k), imbalance), imbalance, ctx, seed, progress)
 
 

@@ -1,0 +1,347 @@
+"""The tokenizer of every text format: lines, tokens and numbers, on a uint8 buffer.
+
+A line ends at ``\\n`` only (a ``\\r`` before it is blank); within a line,
+tokens are separated by spaces, tabs and ``\\r``. Form feed, vertical tab
+and the other control characters are neither line breaks nor separators,
+so a token holding them is malformed. A *data line* is a line that is not
+a comment (first non-blank character ``c1`` or ``c2``; pass -1 for none)
+and, when ``skip_blank``, not blank. Numbers follow C, not Python: no
+``_`` separators, no hexadecimal, no ``nan``.
+
+Kernels take the buffer, the byte offset ``start`` where the section
+begins and return plain values; the Python readers turn error codes into
+messages (a *line offset* counts physical lines from ``start``).
+"""
+
+import re
+
+import numpy as np
+from numba import njit
+
+NEWLINE = 10
+
+#: Token kinds for :func:`check_entries`.
+INDEX = 0     # digits only (Matrix Market indices)
+INTEGER = 1   # [+-]digits
+REAL = 2      # [+-](digits[.digits] | .digits)[(e|E)[+-]digits]
+
+#: Error codes.
+OK = 0
+BAD_TOKEN = 1
+OVERFLOW = 2
+TOKEN_COUNT = 3
+COMMENT = 4
+EXTRA_LINE = 5
+
+INT64_MAX = np.iinfo(np.int64).max
+_BLANKS = re.compile(r"[ \t\r]+")
+
+
+def split_line(text):
+    """The tokens of one line of text, as the kernels see them (for messages)."""
+    return [token for token in _BLANKS.split(text) if token]
+
+
+def line_tokens_of(data, line):
+    """The tokens of line ``line`` (1-based) of ``data``, for an error message."""
+    start = 0
+    for _ in range(line - 1):
+        start = data.index(b"\n", start) + 1
+    end = data.find(b"\n", start)
+    return split_line(bytes(data[start:end if end >= 0 else len(data)]).decode("ascii"))
+
+
+@njit(cache=True)
+def _is_blank(c):
+    return c == 32 or c == 9 or c == 13
+
+
+@njit(cache=True)
+def _line_end(buf, i):
+    while i < buf.size and buf[i] != NEWLINE:
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def _skip_blanks(buf, i, end):
+    while i < end and _is_blank(buf[i]):
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def _token_end(buf, i, end):
+    while i < end and not _is_blank(buf[i]):
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def _digits(buf, i, j):
+    """Index after the run of decimal digits starting at ``i`` (before ``j``)."""
+    while i < j and 48 <= buf[i] <= 57:
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def parse_int(buf, i, j):
+    """``(value, code)`` of the token ``buf[i:j]``: ``[+-]digits`` within int64."""
+    sign = 1
+    if i < j and (buf[i] == 45 or buf[i] == 43):
+        sign = -1 if buf[i] == 45 else 1
+        i += 1
+    if i == j or _digits(buf, i, j) != j:
+        return 0, BAD_TOKEN
+    value = 0
+    for p in range(i, j):
+        d = buf[p] - 48
+        if value > (INT64_MAX - d) // 10:
+            return 0, OVERFLOW
+        value = value * 10 + d
+    return sign * value, OK
+
+
+@njit(cache=True)
+def _is_real(buf, i, j):
+    if i < j and (buf[i] == 45 or buf[i] == 43):
+        i += 1
+    k = _digits(buf, i, j)
+    mantissa = k - i
+    if k < j and buf[k] == 46:
+        after = _digits(buf, k + 1, j)
+        mantissa += after - k - 1
+        k = after
+    if mantissa == 0:
+        return False
+    if k < j and (buf[k] == 101 or buf[k] == 69):
+        k += 1
+        if k < j and (buf[k] == 45 or buf[k] == 43):
+            k += 1
+        exponent = _digits(buf, k, j)
+        if exponent == k:
+            return False
+        k = exponent
+    return k == j
+
+
+@njit(cache=True)
+def _is_data_line(buf, i, end, skip_blank, c1, c2):
+    first = _skip_blanks(buf, i, end)
+    if first == end:
+        return not skip_blank
+    return buf[first] != c1 and buf[first] != c2
+
+
+@njit(cache=True)
+def _count_tokens(buf, i, end):
+    count = 0
+    i = _skip_blanks(buf, i, end)
+    while i < end:
+        i = _skip_blanks(buf, _token_end(buf, i, end), end)
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def line_tokens(buf, start, limit, skip_blank, c1, c2):
+    """Tokens on each of the first ``limit`` data lines.
+
+    Returns
+    -------
+    counts : int64 array, shape (limit,)
+    found : int
+        Data lines up to ``limit``, plus the non-blank data lines after it.
+    extra : int
+        Line offset of the first non-blank data line after ``limit`` of
+        them, or -1.
+    """
+    counts = np.zeros(limit, dtype=np.int64)
+    found = 0
+    extra = -1
+    line = 0
+    i = start
+    while i < buf.size:
+        end = _line_end(buf, i)
+        if _is_data_line(buf, i, end, skip_blank, c1, c2):
+            tokens = _count_tokens(buf, i, end)
+            if found < limit:
+                counts[found] = tokens
+                found += 1
+            elif tokens:
+                if extra < 0:
+                    extra = line
+                found += 1
+        i = end + 1
+        line += 1
+    return counts, found, extra
+
+
+@njit(cache=True)
+def data_line_offset(buf, start, index, skip_blank, c1, c2):
+    """Line offset of data line ``index`` (0-based), or -1 past the end."""
+    found = 0
+    line = 0
+    i = start
+    while i < buf.size:
+        end = _line_end(buf, i)
+        if _is_data_line(buf, i, end, skip_blank, c1, c2):
+            if found == index:
+                return line
+            found += 1
+        i = end + 1
+        line += 1
+    return -1
+
+
+@njit(cache=True)
+def parse_int_tokens(buf, start, total, skip_blank, c1, c2):
+    """The first ``total`` tokens of the data lines as int64.
+
+    Returns ``(values, bad, code)``: ``bad`` is the index of the first token
+    that is not ``[+-]digits`` (code BAD_TOKEN) or leaves int64 (OVERFLOW),
+    or -1.
+    """
+    values = np.empty(total, dtype=np.int64)
+    token = 0
+    i = start
+    while i < buf.size and token < total:
+        end = _line_end(buf, i)
+        if _is_data_line(buf, i, end, skip_blank, c1, c2):
+            p = _skip_blanks(buf, i, end)
+            while p < end and token < total:
+                q = _token_end(buf, p, end)
+                value, code = parse_int(buf, p, q)
+                if code != OK:
+                    return values, token, code
+                values[token] = value
+                token += 1
+                p = _skip_blanks(buf, q, end)
+        i = end + 1
+    return values, -1, OK
+
+
+@njit(cache=True)
+def first_bad_real(buf, start, skip_blank, c1, c2):
+    """Index of the first token of the data lines that is not a decimal number, or -1."""
+    token = 0
+    i = start
+    while i < buf.size:
+        end = _line_end(buf, i)
+        if _is_data_line(buf, i, end, skip_blank, c1, c2):
+            p = _skip_blanks(buf, i, end)
+            while p < end:
+                q = _token_end(buf, p, end)
+                if not _is_real(buf, p, q):
+                    return token
+                token += 1
+                p = _skip_blanks(buf, q, end)
+        i = end + 1
+    return -1
+
+
+def _number_automaton():
+    """Character classes and the transition table of the token grammars (state 0 rejects)."""
+    classes = np.full(256, 7, dtype=np.int64)  # 7: any other byte
+    classes[ord("0"):ord("9") + 1] = 0
+    classes[ord("+")] = classes[ord("-")] = 1
+    classes[ord(".")] = 2
+    classes[ord("e")] = classes[ord("E")] = 3
+    for blank in b" \t\r":
+        classes[blank] = 4
+    classes[NEWLINE] = 5
+    # states: 1 index start, 2 index digits, 3 integer start, 4 integer sign, 5 integer digits,
+    # 6 real start, 7 real sign, 8 real digits, 9 dot without digits, 10 fraction digits,
+    # 11 exponent mark, 12 exponent sign, 13 exponent digits
+    moves = np.zeros((14, 4), dtype=np.int64)  # columns: digit, sign, dot, e
+    for state, digit, sign, dot, exp in [(1, 2, 0, 0, 0), (2, 2, 0, 0, 0), (3, 5, 4, 0, 0), (4, 5, 0, 0, 0),
+                                         (5, 5, 0, 0, 0), (6, 8, 7, 9, 0), (7, 8, 0, 9, 0),
+                                         (8, 8, 0, 10, 11), (9, 10, 0, 0, 0), (10, 10, 0, 0, 11),
+                                         (11, 13, 12, 0, 0), (12, 13, 0, 0, 0), (13, 13, 0, 0, 0)]:
+        moves[state] = (digit, sign, dot, exp)
+    accepting = np.zeros(14, dtype=np.bool_)
+    accepting[[2, 5, 8, 10, 13]] = True
+    return classes, moves, accepting
+
+
+_CLASSES, _MOVES, _ACCEPTING = _number_automaton()
+_START = np.array([1, 3, 6], dtype=np.int64)  # start state of INDEX, INTEGER, REAL
+
+
+@njit(cache=True)
+def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts):
+    per_line = kinds.size
+    entries = 0
+    line = 0
+    count = 0       # tokens on the current line
+    state = -1      # -1: between tokens; -2: in a token beyond per_line; >= 0: automaton state
+    first = True    # no token seen yet on this line
+    for i in range(start, buf.size + 1):
+        c = buf[i] if i < buf.size else NEWLINE
+        cls = classes[c]
+        if cls < 4:
+            if state == -1:
+                if first and entries == limit:
+                    return entries, EXTRA_LINE, line, 0
+                first = False
+                if count < per_line:
+                    state = starts[kinds[count]]
+                    if c == 43:
+                        buf[i] = 48
+                else:
+                    state = -2
+            if state >= 0:
+                state = moves[state, cls]
+                if state == 0:
+                    return entries, BAD_TOKEN, line, count
+        elif cls == 7:
+            if state == -1:
+                if first and c == 37:
+                    return entries, COMMENT, line, 0
+                if first and entries == limit:
+                    return entries, EXTRA_LINE, line, 0
+                first = False
+                if count < per_line:
+                    return entries, BAD_TOKEN, line, count
+                state = -2
+            elif state >= 0:
+                return entries, BAD_TOKEN, line, count
+        else:
+            if state != -1:
+                if state >= 0 and not accepting[state]:
+                    return entries, BAD_TOKEN, line, count
+                count += 1
+                state = -1
+            if cls == 5:
+                if not first:
+                    if count != per_line:
+                        return entries, TOKEN_COUNT, line, count
+                    entries += 1
+                if i < buf.size:
+                    line += 1
+                count = 0
+                first = True
+    return entries, OK, line, 0
+
+
+def check_entries(buf, start, kinds, limit):
+    """Check the entry lines of a Matrix Market body, for a parser that trusts them.
+
+    Every non-blank line must hold one token of each of ``kinds``; comment
+    lines are not allowed. A leading ``+`` of a number becomes ``0`` (in
+    place: the buffer must be writable), so that a parser without ``+``
+    reads the same value. One pass of a table-driven automaton.
+
+    Returns
+    -------
+    entries : int
+        Entry lines (counting stops at ``limit + 1``).
+    code : int
+        OK, TOKEN_COUNT, BAD_TOKEN, COMMENT or EXTRA_LINE (more than ``limit``).
+    line : int
+        Line offset of the error.
+    token : int
+        Index in its line of the bad token (BAD_TOKEN), or the token count (TOKEN_COUNT).
+    """
+    return _check_entries(buf, start, kinds, limit, _CLASSES, _MOVES, _ACCEPTING, _START)
