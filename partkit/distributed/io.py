@@ -20,9 +20,10 @@ import numpy as np
 from partkit.distributed.comm import Channel
 from partkit.distributed.graph import DistributedGraph, agree
 from partkit.distributed.halo import owner_of
-from partkit.io import (_parse_banner, _parse_graphblas_type, _parse_metis_header,  # the serial
-                        file_kind)  # reader's header rules, shared
-from partkit.native.text import count_tokens, parse_integers
+from partkit.io import file_kind
+from partkit.io._text import line_tokens, parse_int_tokens  # the serial readers' tokenizer
+from partkit.io.matrix_market import _parse_banner, _parse_graphblas_type  # and their header rules, shared
+from partkit.io.metis import _parse_header as _parse_metis_header
 
 _HEAD_BYTES = 1 << 16
 
@@ -79,7 +80,7 @@ def _header(path, handle, is_header):
         number += 1
         offset += len(line)
         if is_header(line):
-            return number, line.decode("ascii", errors="replace"), offset
+            return number, line.rstrip(b"\n").decode("ascii", errors="replace"), offset
 
 
 def _my_lines(channel, handle, body_start):
@@ -119,11 +120,16 @@ def _split_comments(data, lines):
     return b"\n".join(rows[i] for i in keep), len(keep), np.array(keep, dtype=np.int64)
 
 
+def _line_counts(buf, nlines):
+    """Tokens on each of the ``nlines`` lines of ``buf`` (comments already removed)."""
+    return line_tokens(buf, 0, max(nlines, 1), False, -1, -1)[0][:nlines]
+
+
 def _numbers(path, body, nlines, line_number):
     """Token counts per line and the int64 tokens; a problem string on failure."""
     buf = np.frombuffer(body, dtype=np.uint8)
-    counts = count_tokens(buf, max(nlines, 1))[:nlines] if nlines else np.zeros(0, dtype=np.int64)
-    values, bad = parse_integers(buf, int(counts.sum()))
+    counts = _line_counts(buf, nlines)
+    values, bad, _ = parse_int_tokens(buf, 0, int(counts.sum()), False, -1, -1)
     if bad >= 0:
         offsets = np.cumsum(counts)
         line = int(np.searchsorted(offsets, bad, side="right"))
@@ -217,7 +223,7 @@ def _read_matrix_market(channel, path, handle):
     del data
     line_number = (lambda i: number + before + 1 + (i if kept is None else int(kept[i])))  # noqa: E731
     # entries are 'i j [value ...]': the first two tokens of every non-blank line
-    counts = count_tokens(np.frombuffer(body, dtype=np.uint8), max(nlines, 1))[:nlines]
+    counts = _line_counts(np.frombuffer(body, dtype=np.uint8), nlines)
     tokens = np.array(body.split())
     del body
     starts = (np.cumsum(counts) - counts)[counts > 0]

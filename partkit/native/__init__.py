@@ -1,1 +1,0 @@
-"""Numba kernels shared by the readers (the integer tokenizer)."""
