@@ -13,7 +13,7 @@ Examples
 >>> ctx.refinement.algorithms
 ('balance', 'lp', 'fm')
 >>> ctx.coarsening.coarse_per_part, preset("default").coarsening.coarse_per_part
-(20, 160)
+(20, 80)
 >>> preset("strong", coarsening="clustering").coarsening.algorithm
 'clustering'
 """
@@ -56,7 +56,7 @@ class CoarseningContext:
     """
 
     algorithm: str = "auto"
-    coarse_per_part: int = 160
+    coarse_per_part: int = 80
     coarsest_min: int = 300
     stall_ratio: float = 0.95
     two_hop_share: float = 0.25
@@ -93,7 +93,7 @@ class InitialContext:
         ... and at least this imbalance.
     """
 
-    runs: int = 2
+    runs: int = 1
     tries: int = 20
     min_tries: int = 8
     start_fm_passes: int = 10
@@ -130,7 +130,7 @@ class RefinementContext:
 
     algorithms: tuple = ("balance", "lp", "fm")
     lp_rounds: int = 4
-    fm_passes: int = 3
+    fm_passes: int = 2
     fm_max_bad: int = 1000
     fm_bad_share: float = 0.1
     fm_degree_factor: float = 8.0
@@ -153,7 +153,7 @@ class Context:
 #: (``"stage.field"`` or a top-level field).
 PRESET_OVERRIDES = {
     "fast": {"coarsening.coarse_per_part": 20, "initial.tries": 4, "initial.level_fm_passes": 2,
-             "initial.runs": 1, "refinement.lp_rounds": 2, "refinement.fm_passes": 1,
+             "refinement.lp_rounds": 2, "refinement.fm_passes": 1,
              "refinement.fm_bad_share": 0.01},
     "default": {},
     "strong": {"initial.tries": 40, "initial.level_fm_passes": 8, "initial.runs": 4,
