@@ -179,7 +179,7 @@ def main(argv=None):
         outputs = [Path(args.data) / f"{path.stem}.dist{i}.part" for i in (1, 2)]
         Path(args.data).mkdir(parents=True, exist_ok=True)
         dist = run_distributed(path, args.k, args.seed, args.ranks, outputs[0])
-        again = run_distributed(path, args.k, args.seed, args.ranks, outputs[1])
+        run_distributed(path, args.k, args.seed, args.ranks, outputs[1])  # the same seed again: compared by file
         checked = check_file(path, outputs[0], args.k)
         ordering = "random" if "delaunay" in path.stem else "geometric"
         predictions = {n: predict([r["phases"] for r in dist["ranks"]], n, alpha=ALPHA, beta=BETA,

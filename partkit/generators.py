@@ -22,22 +22,6 @@ def grid2d(nx, ny):
                             name=f"grid{nx}x{ny}")
 
 
-def grid3d(nx, ny, nz):
-    """The ``nx``-by-``ny``-by-``nz`` 3D grid graph (7-point stencil) with coordinates.
-
-    Vertex ``i + nx * (j + ny * k)`` sits at ``(i, j, k)``.
-    """
-    idx = np.arange(nx * ny * nz).reshape(nz, ny, nx)
-    pairs = [np.stack([idx[:, :, :-1].ravel(), idx[:, :, 1:].ravel()], axis=1),
-             np.stack([idx[:, :-1, :].ravel(), idx[:, 1:, :].ravel()], axis=1),
-             np.stack([idx[:-1, :, :].ravel(), idx[1:, :, :].ravel()], axis=1)]
-    zs, ys, xs = np.meshgrid(np.arange(nz, dtype=float), np.arange(ny, dtype=float),
-                             np.arange(nx, dtype=float), indexing="ij")
-    coords = np.stack([xs.ravel(), ys.ravel(), zs.ravel()], axis=1)
-    return Graph.from_edges(nx * ny * nz, np.concatenate(pairs), coords=coords,
-                            name=f"grid{nx}x{ny}x{nz}")
-
-
 def delaunay(n, seed=0):
     """The Delaunay triangulation of ``n`` uniform random points in the unit square.
 

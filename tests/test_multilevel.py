@@ -4,7 +4,6 @@ import warnings
 
 import numpy as np
 import pytest
-from numba import njit
 
 import partkit
 from partkit.errors import InfeasibleBalanceWarning, InputError

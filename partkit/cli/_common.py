@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 
-from partkit.errors import InputError
 
 
 #: Largest count (tasks, bins, parts) a command accepts: beyond it the arrays would not fit in memory.

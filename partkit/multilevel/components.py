@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from partkit.multilevel.kernels.initial_packing import component_labels, pack_largest_first
+from partkit.multilevel.kernels.initial_packing import pack_largest_first
 from partkit.multilevel.recursive import split_graph
 
 #: A component is part of the core when it weighs more than this share of a part's bound.
@@ -50,6 +50,7 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core):
     --------
     >>> from partkit.graph import Graph
     >>> from partkit.metrics import max_part_weights
+    >>> from partkit.multilevel.kernels.initial_packing import component_labels
     >>> g = Graph.from_edges(6, [(0, 1), (2, 3), (4, 5)])
     >>> ncomp, labels = component_labels(g.xadj, g.adjncy)
     >>> partition_by_components(g, max_part_weights(g, 3, 0.0), labels, ncomp, None).tolist()
