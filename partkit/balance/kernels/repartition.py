@@ -16,20 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from partkit.multilevel.kernels.refinement_moves import fits_in, overloaded
-
-
-@njit(cache=True)
-def _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched):
-    """Accumulate the edge weight from ``v`` into each part; returns how many parts were touched."""
-    count = 0
-    for e in range(xadj[v], xadj[v + 1]):
-        x = part[adjncy[e]]
-        if conn[x] == 0:
-            touched[count] = x
-            count += 1
-        conn[x] += adjwgt[e]
-    return count
+from partkit.multilevel.kernels.refinement_moves import fits_in, overloaded, part_connections
 
 
 @njit(cache=True)
@@ -146,7 +133,7 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
         a = part[v]
         if load[v] <= 0:
             continue
-        count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
+        count = part_connections(v, xadj, adjncy, adjwgt, part, conn, touched)
         for i in range(count):
             b = touched[i]
             if b != a and 2.0 * flow[a, b] > load[v]:
@@ -173,7 +160,7 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, load, flow, it
             if u != v:
                 stamp[u] += 1
             c = part[u]
-            count = _connectivity(u, xadj, adjncy, adjwgt, part, conn, touched)
+            count = part_connections(u, xadj, adjncy, adjwgt, part, conn, touched)
             for i in range(count):
                 x = touched[i]
                 if x != c and 2.0 * flow[c, x] > load[u]:
@@ -237,7 +224,7 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, maxw, itr, 
             a = part[v]
             if not overloaded(pw, maxw, a):
                 continue
-            count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
+            count = part_connections(v, xadj, adjncy, adjwgt, part, conn, touched)
             best_b = -1
             best_g = -np.inf
             best_d = 0.0
@@ -294,7 +281,7 @@ def balance_moves(xadj, adjncy, adjwgt, vwgt, part, home, vsize, pw, maxw, itr, 
 def _best_fitting(v, a, xadj, adjncy, adjwgt, part, home, vsize, vwgt, pw, maxw, itr, conn,
                   touched):
     """Best neighbour part of ``v`` that can take it within the bound: ``(part, gain)`` or ``(-1, 0)``."""
-    count = _connectivity(v, xadj, adjncy, adjwgt, part, conn, touched)
+    count = part_connections(v, xadj, adjncy, adjwgt, part, conn, touched)
     best_b = -1
     best_g = 0.0
     for i in range(count):

@@ -4,19 +4,7 @@ import numpy as np
 from numba import njit
 
 from partkit._random import pair_draw
-
-
-@njit(cache=True)
-def _connections(xadj, adjacency, adjwgt, part, v, conn, touched):
-    """Fill ``conn[p]`` with the edge weight from ``v`` to part ``p``; return how many parts were touched."""
-    count = 0
-    for e in range(xadj[v], xadj[v + 1]):
-        p = part[adjacency[e]]
-        if conn[p] == 0:
-            touched[count] = p
-            count += 1
-        conn[p] += adjwgt[e]
-    return count
+from partkit.multilevel.kernels.refinement_moves import part_connections
 
 
 @njit(cache=True)
@@ -36,7 +24,7 @@ def choose_moves(xadj, adjacency, adjwgt, vwgt, part, batch, current_batch, part
     for v in range(n_local):
         if batch[v] != current_batch:
             continue
-        count = _connections(xadj, adjacency, adjwgt, part, v, conn, touched)
+        count = part_connections(v, xadj, adjacency, adjwgt, part, conn, touched)
         own = part[v]
         best, best_conn, best_key = own, conn[own], -1
         for i in range(count):
@@ -93,7 +81,7 @@ def balance_candidates(xadj, adjacency, adjwgt, vwgt, part, part_weight, max_par
         own = part[v]
         if part_weight[own] <= max_part_weight:
             continue
-        count = _connections(xadj, adjacency, adjwgt, part, v, conn, touched)
+        count = part_connections(v, xadj, adjacency, adjwgt, part, conn, touched)
         best, best_conn = lightest, conn[lightest]
         for i in range(count):
             p = touched[i]

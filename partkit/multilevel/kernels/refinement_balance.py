@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit
 
 from partkit._heap import heap_pop, heap_set, new_heap
-from partkit.multilevel.kernels.refinement_moves import any_overloaded, boundary_vertices, fits_in, move_vertex, overloaded
+from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
+                                                        overloaded, part_connections)
 
 
 @njit(cache=True)
@@ -116,13 +117,7 @@ def _best_crossings(xadj, adjncy, adjwgt, part, k, vertices, nv, cand_v, cand_g,
     for i in range(nv):
         v = vertices[i]
         a = part[v]
-        nt = 0
-        for e in range(xadj[v], xadj[v + 1]):
-            p = part[adjncy[e]]
-            if conn[p] == 0:
-                touched[nt] = p
-                nt += 1
-            conn[p] += adjwgt[e]
+        nt = part_connections(v, xadj, adjncy, adjwgt, part, conn, touched)
         internal = conn[a]
         for t in range(nt):
             b = touched[t]

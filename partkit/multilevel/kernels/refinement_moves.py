@@ -29,6 +29,20 @@ def overloaded(pw, maxw, p):
 
 
 @njit(cache=True)
+def part_connections(v, xadj, adjncy, adjwgt, part, conn, touched):
+    """Add the edge weight from ``v`` to each part into ``conn`` (all 0 on entry for the parts
+    it touches) and list those parts in ``touched``; returns how many there are."""
+    count = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        p = part[adjncy[e]]
+        if conn[p] == 0:
+            touched[count] = p
+            count += 1
+        conn[p] += adjwgt[e]
+    return count
+
+
+@njit(cache=True)
 def any_overloaded(pw, maxw):
     """Whether some part exceeds its bound."""
     for p in range(pw.shape[0]):
