@@ -35,6 +35,9 @@ def register(subparsers):
     parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     parser.add_argument("--preset", choices=["fast", "default", "strong"],
                         help="speed/quality trade-off, for methods that have one")
+    parser.add_argument("--threads", type=integer(0, 4096), default=None, metavar="N",
+                        help="threads of the multilevel method (default: every core this process may use; "
+                             "the partition is the same for any N)")
     parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
     parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable). "
@@ -65,7 +68,8 @@ def run(args):
     output = output_path(args, f"{args.file}.part.{args.k}", [args.file, args.coords])
     graph = load_graph(args)
     printer = progress_printer(args.quiet or args.json)
-    options = method_options(args.method, {"preset": args.preset, "refine": args.refine}, args.option, printer)
+    flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads}
+    options = method_options(args.method, flags, args.option, printer)
     start = time.perf_counter()
     with compile_notice(printer is not None), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InfeasibleBalanceWarning)

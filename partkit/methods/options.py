@@ -106,6 +106,8 @@ OPTIONS = {
         Option("coarsening", str, "auto", "heavy-edge matching, label-propagation clustering, or auto: "
                "clustering on graphs with skewed degrees", choices=("auto", "matching", "clustering")),
         Option("progress", callable, None, "called with phase messages", cli=False),
+        Option("threads", int, 0, "threads (0: every core this process may use; the partition is the same "
+               "for any count)", low=0, high=4096),
     ),
     "block": (),
     "metis": (Option("recursive", bool, False, "recursive bisection instead of k-way"),),

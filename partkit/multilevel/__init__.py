@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from partkit._random import derive
+from partkit._threads import using_threads
 from partkit.metrics import max_part_weights
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen
@@ -48,7 +49,7 @@ __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "Initia
            "PRESETS", "COARSENINGS"]
 
 
-def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None):
+def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None, threads=0):
     """Partition ``graph`` into ``k`` parts with the multilevel k-way engine.
 
     Parameters
@@ -69,6 +70,12 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     progress : callable or None
         Called with short phase descriptions such as
         ``"coarsening level 5: 12034 vertices"``.
+    threads : int, default 0
+        Threads of the parallel kernels (coarsening, contraction,
+        refinement); 0 means every core this process may use
+        (:func:`partkit._threads.resolve_threads`). The partition does not
+        depend on it: the same seed gives the same partition for any
+        thread count.
 
     Returns
     -------
@@ -84,7 +91,8 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     ([100, 100, 100, 100], True)
     """
     ctx = _context.preset(preset, coarsening=coarsening)
-    return run(graph, int(k), max_part_weights(graph, int(k), imbalance), imbalance, ctx, seed, progress)
+    with using_threads(threads):
+        return run(graph, int(k), max_part_weights(graph, int(k), imbalance), imbalance, ctx, seed, progress)
 
 
 def run(graph, k, maxw, imbalance, ctx, seed, say=None):
