@@ -21,13 +21,14 @@ can still be balanced.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from partkit._random import derive, permutation
 from partkit.graph import Graph
-from partkit.multilevel.kernels.coarsening_clustering import label_propagation_clustering
+from partkit.multilevel.kernels.coarsening_clustering import parallel_label_propagation_clustering
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
-from partkit.multilevel.kernels.coarsening_matching import group_isolated, heavy_edge_matching, two_hop_matching
+from partkit.multilevel.kernels.coarsening_matching import group_isolated, parallel_matching, two_hop_matching
 
 
 class Hierarchy:
@@ -116,15 +117,16 @@ def coarse_map(g, maxvw, group, ctx, clustering, key):
     """One coarsening step: ``(cmap, nc)``."""
     order = permutation(g.n, key)
     if not clustering:
-        match = heavy_edge_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group)
+        match = parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, derive(key, "matching"),
+                                  ctx.matching_rounds)
         single = int(np.count_nonzero(match == np.arange(g.n)))
         if single > ctx.two_hop_share * g.n:
             two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, match)
         cmap, nc = _compact(g, np.minimum(match, np.arange(g.n)), maxvw, order, group)
         if nc <= ctx.cluster_fallback * g.n:
             return cmap, nc
-    labels = label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group,
-                                          ctx.cluster_rounds)
+    labels = parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group,
+                                                   ctx.cluster_rounds, ctx.cluster_batches, numba.get_num_threads())
     return _compact(g, labels, maxvw, order, group)
 
 

@@ -22,12 +22,14 @@ the moves that the finer levels can still balance.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from partkit._random import derive, permutation
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
 from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
-from partkit.multilevel.kernels.refinement_moves import boundary_vertices, label_propagation_refine, part_weights
+from partkit.multilevel.kernels.refinement_moves import (boundary_vertices, parallel_label_propagation_refine,
+                                                        part_weights)
 
 
 def level_bounds(graph, maxw, finest):
@@ -66,7 +68,8 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
             candidates = boundary_vertices(g.xadj, g.adjncy, part)
         order = candidates[permutation(candidates.size, derive(key, name))]
         if name == "lp":
-            label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds)
+            parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds,
+                                              ctx.lp_batches, numba.get_num_threads())
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.fm_passes, max_bad,
