@@ -28,7 +28,7 @@ import numpy as np
 from partkit._random import derive, permutation
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
 from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
-from partkit.multilevel.kernels.refinement_moves import (boundary_vertices, parallel_label_propagation_refine,
+from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights)
 
 
@@ -65,7 +65,7 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
                 candidates = None
             continue
         if candidates is None:
-            candidates = boundary_vertices(g.xadj, g.adjncy, part)
+            candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, numba.get_num_threads())
         order = candidates[permutation(candidates.size, derive(key, name))]
         if name == "lp":
             parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds,
@@ -122,7 +122,7 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
             say(f"refining level {depth}: {fine.n} vertices")
         # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
         on_boundary = np.zeros(coarse.n, dtype=bool)
-        on_boundary[boundary_vertices(coarse.xadj, coarse.adjncy, part)] = True
+        on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part, numba.get_num_threads())] = True
         part = part[cmap]
         refine(fine, part, level_bounds(fine, maxw, depth == 0), ctx, derive(key, depth),
                np.flatnonzero(on_boundary[cmap]))

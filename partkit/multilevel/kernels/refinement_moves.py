@@ -283,3 +283,44 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
             queued[following[idx]] = False
         current = following[:nnext].copy()
     return improvement
+
+
+@njit(parallel=True, cache=True)
+def parallel_boundary_vertices(xadj, adjncy, part, nchunks):
+    """:func:`boundary_vertices` in ``nchunks`` ranges in parallel (same output)."""
+    n = xadj.size - 1
+    nchunks = max(min(nchunks, n), 1)
+    flag = np.zeros(n, dtype=np.bool_)
+    counts = np.zeros(nchunks + 1, dtype=np.int64)
+    for chunk in prange(nchunks):
+        count = 0
+        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
+            p = part[v]
+            for e in range(xadj[v], xadj[v + 1]):
+                if part[adjncy[e]] != p:
+                    flag[v] = True
+                    count += 1
+                    break
+        counts[chunk + 1] = count
+    for chunk in range(nchunks):
+        counts[chunk + 1] += counts[chunk]
+    out = np.empty(counts[nchunks], dtype=np.int64)
+    for chunk in prange(nchunks):
+        pos = counts[chunk]
+        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
+            if flag[v]:
+                out[pos] = v
+                pos += 1
+    return out
+
+
+@njit(parallel=True, cache=True)
+def parallel_edge_cut(xadj, adjncy, adjwgt, part):
+    """:func:`edge_cut` as a parallel sum."""
+    cut = 0
+    for v in prange(xadj.size - 1):
+        p = part[v]
+        for e in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[e]] != p:
+                cut += adjwgt[e]
+    return cut // 2
