@@ -12,7 +12,8 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
     boundary label propagation (:func:`kernels.refinement_moves.label_propagation_refine`);
 ``fm``
     k-way FM with a max-gain queue and rollback to the best prefix
-    (:func:`kernels.refinement_fm.kway_fm_refine`).
+    (:func:`kernels.refinement_fm.kway_fm_refine`; :func:`kway_fm` rates the
+    candidates of a pass in parallel).
 
 No ``lp`` or ``fm`` move breaks the bound. On coarse levels the bound is
 relaxed by the heaviest vertex of the level (less one), as KaMinPar does:
@@ -25,9 +26,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from partkit._heap import new_heap
 from partkit._random import derive, permutation
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
-from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
+from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights)
 
@@ -72,8 +74,36 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
                                               ctx.lp_batches, numba.get_num_threads())
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
-            kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.fm_passes, max_bad,
-                           fm_degree_limit(g.xadj, ctx))
+            kway_fm(g, part, pw, maxw, order, ctx.fm_passes, max_bad, fm_degree_limit(g.xadj, ctx))
+
+
+def kway_fm(g, part, pw, maxw, candidates, npasses, max_bad, degree_limit):
+    """:func:`kernels.refinement_fm.kway_fm_refine`, with the candidates found and rated in parallel.
+
+    The same moves as the sequential kernel: only the rating of the
+    candidates that starts a pass (and the boundary scan of later passes)
+    runs on several threads; the passes themselves are sequential.
+    """
+    nthreads = numba.get_num_threads()
+    n, k = g.n, maxw.shape[0]
+    conn = np.full(k, -1, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    items, keys, pos, size = new_heap(n)
+    locked = np.zeros(n, dtype=np.bool_)
+    moved_v = np.empty(n, dtype=np.int64)
+    moved_from = np.empty(n, dtype=np.int64)
+    total = 0
+    for npass in range(npasses):
+        if npass > 0:
+            candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, nthreads)
+        targets, gains = parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates,
+                                                  degree_limit, nthreads)
+        best = fm_pass(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, targets, gains, max_bad,
+                       degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched)
+        total += best
+        if best <= 0:
+            break
+    return total
 
 
 def fm_degree_limit(xadj, ctx):
