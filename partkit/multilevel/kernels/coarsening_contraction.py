@@ -9,47 +9,6 @@ from numba import njit, prange
 SCAN_LIMIT = 32
 
 
-@njit(cache=True)
-def _build(c, xadj, adjncy, adjwgt, vwgt, cmap, start, members, mark, cadjncy, cadjwgt, pos, cvwgt):
-    """Append coarse vertex ``c``'s edges at ``pos`` of ``cadjncy``/``cadjwgt``; returns the new end."""
-    ncon = vwgt.shape[1]
-    first = pos
-    degree = 0
-    for i in range(start[c], start[c + 1]):
-        v = members[i]
-        degree += xadj[v + 1] - xadj[v]
-    # short lists are searched directly: no random access to the marker array
-    scan = degree <= SCAN_LIMIT
-    for i in range(start[c], start[c + 1]):
-        v = members[i]
-        for j in range(ncon):
-            cvwgt[c, j] += vwgt[v, j]
-        for e in range(xadj[v], xadj[v + 1]):
-            cu = cmap[adjncy[e]]
-            if cu == c:
-                continue
-            slot = -1
-            if scan:
-                for t in range(first, pos):
-                    if cadjncy[t] == cu:
-                        slot = t
-                        break
-            else:
-                # a position inside this vertex's slice was written for this vertex
-                s = mark[cu]
-                if first <= s < pos:
-                    slot = s
-            if slot >= 0:
-                cadjwgt[slot] += adjwgt[e]
-            else:
-                if not scan:
-                    mark[cu] = pos
-                cadjncy[pos] = cu
-                cadjwgt[pos] = adjwgt[e]
-                pos += 1
-    return pos
-
-
 def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
     """Build the coarse graph in which every group ``cmap == c`` becomes vertex ``c``.
 
@@ -113,9 +72,41 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
         mark = np.full(nc, -1, dtype=np.int64)
         pos = offsets[chunk]
         for c in range(bounds[chunk], bounds[chunk + 1]):
-            end = _build(c, xadj, adjncy, adjwgt, vwgt, cmap, start, members, mark, cadjncy, cadjwgt, pos, cvwgt)
-            cxadj[c + 1] = end - pos
-            pos = end
+            first = pos
+            degree = 0
+            for i in range(start[c], start[c + 1]):
+                v = members[i]
+                degree += xadj[v + 1] - xadj[v]
+            # short lists are searched directly: no random access to the marker array
+            scan = degree <= SCAN_LIMIT
+            for i in range(start[c], start[c + 1]):
+                v = members[i]
+                for j in range(ncon):
+                    cvwgt[c, j] += vwgt[v, j]
+                for e in range(xadj[v], xadj[v + 1]):
+                    cu = cmap[adjncy[e]]
+                    if cu == c:
+                        continue
+                    slot = -1
+                    if scan:
+                        for t in range(first, pos):
+                            if cadjncy[t] == cu:
+                                slot = t
+                                break
+                    else:
+                        # a position inside this vertex's stretch was written for this vertex
+                        s = mark[cu]
+                        if first <= s < pos:
+                            slot = s
+                    if slot >= 0:
+                        cadjwgt[slot] += adjwgt[e]
+                    else:
+                        if not scan:
+                            mark[cu] = pos
+                        cadjncy[pos] = cu
+                        cadjwgt[pos] = adjwgt[e]
+                        pos += 1
+            cxadj[c + 1] = pos - first
         ends[chunk] = pos
     # move the stretches together (in order: each moves down, never over a later one)
     pos = ends[0]
