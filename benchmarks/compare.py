@@ -41,6 +41,15 @@ Examples::
     python benchmarks/compare.py --classes powerlaw components --seeds 0 --cold none --cli none  # 1.5 min
     python benchmarks/compare.py --classes delaunay2d tet3d grid3d -k 64 256 --eps 0.03
     python benchmarks/compare.py --classes shared --graphs ../shared/data/4elt.graph --cold none --cli none
+    python benchmarks/compare.py --classes delaunay2d tet3d_1m --delaunay 20 -k 64 --eps 0.03 --seeds 0 \
+        --threads 1,2 --cold none --cli none                # the threads targets: 1 and 2 threads, Amdahl
+
+With ``--threads 1,2`` partkit runs at every count (``partkit`` is the
+first, ``partkit-2t`` the others) and KaMinPar also at 2 threads
+(``kaminpar-2t``); a threads table gives the speedups, the cut changes and
+the time ratios to METIS, and the share of partkit's time at 1 thread spent
+in kernels with parallel loops on ``--amdahl GRAPH:K`` gives an Amdahl
+estimate of the speedup on more cores.
 """
 
 from __future__ import annotations
@@ -65,6 +74,7 @@ SHARED = ROOT.parent / "shared" / "data"
 DEFAULT_FILES = ["4elt.graph", "rgg_n_2_15_s0.graph", "power.graph", "bcsstk13.mtx", "jagmesh7.mtx"]
 DEFAULT_DELAUNAY = [15, 17, 20]
 CLASSES = ["delaunay2d", "tet3d", "grid3d", "powerlaw", "components", "shared"]
+EXTRA_CLASSES = ["tet3d_1m"]  # on request only: a 10^6-vertex tetrahedral mesh (the threads targets)
 KAHIP_MODES = {"fast": 0, "eco": 1, "strong": 2}
 MIN_TIMED, MAX_REPEATS = 0.1, 5  # short calls are repeated until they add up to 0.1 s (at most 5 calls)
 
@@ -74,6 +84,7 @@ def generated(delaunay_exponents):
     return {
         "delaunay2d": [(f"delaunay_n{e}", ("delaunay", [2**e])) for e in delaunay_exponents],
         "tet3d": [("tet3d_n17", ("tet_mesh3d", [2**17]))],
+        "tet3d_1m": [("tet3d_1m", ("tet_mesh3d", [10**6]))],
         "grid3d": [("grid3d_64", ("grid3d", [64, 64, 64]))],
         "powerlaw": [("ba_60k_m3", ("barabasi_albert", [60000, 3])), ("rmat_s16_ef8", ("rmat", [16, 8]))],
         "components": [("components_50k", ("components", [50000]))],
@@ -92,25 +103,44 @@ def instances(args):
     return out
 
 
+_BUILT = {}
+
+
 def build(source):
-    """Read a file, or call a generator of :mod:`partkit.generators` (seed 0, its default)."""
+    """Read a file, or call a generator of :mod:`partkit.generators` (seed 0, its default); kept for reuse."""
     from partkit import generators
     from partkit.io import read_graph
 
-    if isinstance(source, str):
-        return read_graph(source)
-    function, arguments = source
-    return getattr(generators, function)(*arguments)
+    key = json.dumps(source)
+    if key not in _BUILT:
+        if isinstance(source, str):
+            _BUILT[key] = read_graph(source)
+        else:
+            function, arguments = source
+            _BUILT[key] = getattr(generators, function)(*arguments)
+    return _BUILT[key]
 
 
 # ------------------------------------------------------------------ tools
-def run_partkit(graph, k, eps, seed, preset):
+def run_partkit(graph, k, eps, seed, preset, threads=1):
     from partkit.errors import InfeasibleBalanceWarning
     from partkit.methods.multilevel import partition
 
     with warnings.catch_warnings():  # validity is checked (and reported) by the benchmark itself
         warnings.simplefilter("ignore", InfeasibleBalanceWarning)
-        return partition(graph, k, imbalance=eps, seed=seed, preset=preset)
+        return partition(graph, k, imbalance=eps, seed=seed, preset=preset, threads=threads)
+
+
+def make_partkit(threads):
+    def run(graph, k, eps, seed, preset):
+        return run_partkit(graph, k, eps, seed, preset, threads)
+
+    return run
+
+
+def tool_name(tool, threads, first):
+    """``partkit`` / ``kaminpar`` at the first thread count, ``partkit-2t`` etc. at the others."""
+    return tool if threads == first else f"{tool}-{threads}t"
 
 
 def run_metis(graph, k, eps, seed, preset):
@@ -131,13 +161,13 @@ def make_kahip(mode):
 
 
 class KaMinParRunner:
-    """KaMinPar (default context, 1 thread); it reads graphs from METIS files only."""
+    """KaMinPar (default context, 1 thread unless told); it reads graphs from METIS files only."""
 
-    def __init__(self):
+    def __init__(self, threads=1):
         import kaminpar
 
         self.kaminpar = kaminpar
-        self.solver = kaminpar.KaMinPar(1, kaminpar.default_context())
+        self.solver = kaminpar.KaMinPar(int(threads), kaminpar.default_context())
         self.cache = {}
         self.tmp = tempfile.TemporaryDirectory(prefix="partkit-bench-")
 
@@ -163,12 +193,14 @@ class KaMinParRunner:
         return np.asarray(part, dtype=np.int64)
 
 
-def available_tools(names, kahip_mode):
+def available_tools(names, kahip_mode, threads=(1,)):
+    """The tools by name; partkit at every count of ``threads``, KaMinPar at 1 thread and every count above 1."""
     tools = {}
     for name in names:
         try:
             if name == "partkit":
-                tools[name] = run_partkit
+                for t in threads:
+                    tools[tool_name(name, t, threads[0])] = make_partkit(t)
             elif name == "metis":
                 import pymetis  # noqa: F401
 
@@ -177,6 +209,9 @@ def available_tools(names, kahip_mode):
                 tools[f"kahip-{kahip_mode}"] = make_kahip(kahip_mode)
             elif name == "kaminpar":
                 tools[name] = KaMinParRunner()
+                for t in threads:
+                    if t > 1:
+                        tools[f"kaminpar-{t}t"] = KaMinParRunner(t)
             else:
                 raise SystemExit(f"unknown tool {name!r}")
         except ImportError:
@@ -306,8 +341,9 @@ def targets(rows, summary):
     """The issue's targets, each PASS, FAIL or SKIP (no data for it in this run), with its figures."""
     out = []
 
-    def add(name, value, limit, detail):
-        status = "SKIP" if value is None else "PASS" if value <= limit else "FAIL"
+    def add(name, value, limit, detail, at_least=False):
+        value = value if value not in ([], None) else None
+        status = "SKIP" if value is None else "PASS" if (value >= limit if at_least else value <= limit) else "FAIL"
         out.append({"target": name, "status": status, "value": value, "limit": limit, "detail": detail})
 
     def worst(pairs):
@@ -344,6 +380,21 @@ def targets(rows, summary):
     big = [r for r in rows if r["graph"] == "delaunay_n20" and r["k"] == 64 and r["epsilon"] == 0.03]
     add("warm time partkit / METIS on delaunay_n20 k=64 eps=0.03", time_ratio(big[0], "metis") if big else None,
         1.3, big and f"{big[0]['tools']['partkit']['seconds']:.2f} s / {big[0]['tools']['metis']['seconds']:.2f} s")
+    threads = summary.get("threads")
+    if threads and len(threads["counts"]) > 1:
+        t1, t2 = threads["counts"][0], threads["counts"][1]
+        for graph in ("delaunay_n20", "tet3d_1m"):
+            at = [e for e in threads["table"] if e["graph"] == graph and e["k"] == 64 and e["epsilon"] == 0.03]
+            add(f"threads: speedup {t2} threads over {t1} on {graph} k=64 eps=0.03 (at least)",
+                at[0][f"speedup_{t2}t"] if at else None, 1.6,
+                at and f"{at[0][f'seconds_{t1}t']:.2f} s / {at[0][f'seconds_{t2}t']:.2f} s", at_least=True)
+            add(f"threads: cut change {t2} threads vs {t1} on {graph} k=64 eps=0.03",
+                at[0][f"cut_change_{t2}t"] if at else None, 0.01, "")
+        big = [e for e in threads["table"] if e["graph"] == "delaunay_n20" and e["k"] == 64 and e["epsilon"] == 0.03]
+        add(f"threads: warm time at {t2} threads / METIS on delaunay_n20 k=64 eps=0.03",
+            big[0].get(f"vs_metis_{t2}t") if big else None, 1.0,
+            big and f"{big[0][f'seconds_{t2}t']:.2f} s; KaMinPar at {t2} threads "
+                    f"{big[0].get(f'kaminpar_seconds_{t2}t', float('nan')):.2f} s")
     cold = summary.get("cold")
     add(f"first-run compile seconds ({cold['graph']} k={cold['k']})" if cold else "first-run compile seconds",
         cold and cold["compile_seconds"], 15.0,
@@ -353,6 +404,75 @@ def targets(rows, summary):
         else "`partkit partition` end to end, warm cache", cli and cli["seconds"], 0.5,
         cli and f"median of {len(cli['runs'])} runs of: {cli['command']}")
     return out
+
+
+def threads_table(rows, threads):
+    """Per instance: partkit's seconds at every thread count, the speedup over the first count, the cut
+    change, the time ratio to METIS, and KaMinPar's seconds at every count."""
+    out = []
+    names = {t: tool_name("partkit", t, threads[0]) for t in threads}
+    for r in rows:
+        tools = r["tools"]
+        if not all(n in tools for n in names.values()):
+            continue
+        base = tools[names[threads[0]]]
+        entry = {"instance": label(r), "graph": r["graph"], "k": r["k"], "epsilon": r["epsilon"]}
+        for t, name in names.items():
+            entry[f"seconds_{t}t"] = tools[name]["seconds"]
+            entry[f"speedup_{t}t"] = base["seconds"] / max(tools[name]["seconds"], 1e-9)
+            entry[f"cut_change_{t}t"] = tools[name]["cut"] / max(base["cut"], 1) - 1
+            if "metis" in tools:
+                entry[f"vs_metis_{t}t"] = tools[name]["seconds"] / max(tools["metis"]["seconds"], 1e-9)
+        for t in threads:
+            name = tool_name("kaminpar", t, 1)
+            if name in tools:
+                entry[f"kaminpar_seconds_{t}t"] = tools[name]["seconds"]
+        out.append(entry)
+    return out
+
+
+#: The kernels that hold parallel loops, by (file name, function name): found from their Numba options.
+def parallel_kernels():
+    import importlib
+    import pkgutil
+
+    import partkit.multilevel.kernels as package
+
+    found = set()
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for value in vars(module).values():
+            if getattr(value, "targetoptions", {}).get("parallel"):
+                code = value.py_func.__code__
+                found.add((os.path.basename(code.co_filename), code.co_name))
+    return found
+
+
+def parallel_fraction(graph, k, seed, preset):
+    """Amdahl: the share of partkit's time at 1 thread spent in kernels with parallel loops (cProfile).
+
+    An upper bound on the parallel fraction f: those kernels also hold
+    sequential steps (prefix sums, the in-order apply of a batch).
+    Returns f, the total seconds and the seconds per parallel kernel.
+    """
+    import cProfile
+    import pstats
+
+    run_partkit(graph, k, 0.03, seed, preset, 1)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run_partkit(graph, k, 0.03, seed, preset, 1)
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats
+    kernels = parallel_kernels()
+    total = sum(tt for (_, _, _), (_, _, tt, _, _) in stats.items())
+    per = {}
+    for (filename, _, name), (_, _, tt, _, _) in stats.items():
+        if (os.path.basename(filename), name) in kernels:
+            per[name] = per.get(name, 0.0) + tt
+    fraction = sum(per.values()) / total
+    return {"fraction": fraction, "seconds": total, "kernels": per,
+            "amdahl_speedup": {p: 1 / ((1 - fraction) + fraction / p) for p in (2, 4, 8, 16, 64)}}
 
 
 def summarize(rows, args):
@@ -379,8 +499,27 @@ def print_summary(summary):
         elif key == "cold" or key == "cli":
             print(f"{key:<44} " + ", ".join(f"{a}={b:.2f}" if isinstance(b, float) else f"{a}={b}"
                                              for a, b in value.items() if a != "runs"))
-        elif key not in ("classes", "targets"):
+        elif key not in ("classes", "targets", "threads", "amdahl"):
             print(f"{key:<44} {value}")
+    threads = summary.get("threads")
+    if threads:
+        counts = threads["counts"]
+        print(f"# threads: partkit at {', '.join(map(str, counts))} threads (speedup over {counts[0]}, cut change, "
+              "time / METIS); KaMinPar seconds")
+        for e in threads["table"]:
+            cells = "".join(f"  {t}t {e[f'seconds_{t}t']:.3f} s x{e[f'speedup_{t}t']:.2f} "
+                            f"cut {100 * e[f'cut_change_{t}t']:+.2f}% /METIS {e.get(f'vs_metis_{t}t', float('nan')):.2f}"
+                            for t in counts)
+            kmp = "".join(f"  kaminpar {t}t {e[f'kaminpar_seconds_{t}t']:.3f} s" for t in counts
+                          if f"kaminpar_seconds_{t}t" in e)
+            print(f"{e['instance']:<34}{cells}{kmp}")
+    amdahl = summary.get("amdahl")
+    if amdahl:
+        print(f"# Amdahl ({amdahl['graph']} k={amdahl['k']}, 1 thread): {100 * amdahl['fraction']:.1f}% of "
+              f"{amdahl['seconds']:.2f} s in kernels with parallel loops; predicted speedup "
+              + ", ".join(f"{p} threads x{v:.2f}" for p, v in amdahl["amdahl_speedup"].items()))
+        print("#   " + ", ".join(f"{name} {sec:.3f} s" for name, sec in sorted(amdahl["kernels"].items(),
+                                                                          key=lambda item: -item[1])))
     for other, table in summary.get("classes", {}).items():
         epsilons = [key for key in next(iter(table.values())) if key.startswith("cut_eps")]
         print(f"# per class, partkit / {other}: geometric means [counted / instances]")
@@ -446,8 +585,9 @@ def plot_ratios(rows, ks, path):
 # --------------------------------------------------------------------- main
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--classes", nargs="+", default=CLASSES, choices=CLASSES, metavar="CLASS",
-                   help=f"input classes to run (default all: {' '.join(CLASSES)})")
+    p.add_argument("--classes", nargs="+", default=CLASSES, choices=CLASSES + EXTRA_CLASSES, metavar="CLASS",
+                   help=f"input classes to run (default all: {' '.join(CLASSES)}; on request: "
+                        f"{' '.join(EXTRA_CLASSES)})")
     p.add_argument("--graphs", nargs="*", default=None,
                    help="the files of class 'shared' (Matrix Market / METIS; default: inputs in ../shared/data)")
     p.add_argument("--delaunay", nargs="*", type=int, default=None, metavar="XX",
@@ -458,6 +598,11 @@ def parse_args(argv=None):
     p.add_argument("--preset", default="default", choices=["fast", "default", "strong"])
     p.add_argument("--tools", default="partkit,metis,kaminpar", help="comma-separated: partkit, metis, "
                    "kaminpar, kahip (default partkit,metis,kaminpar)")
+    p.add_argument("--threads", default="1", help="comma-separated thread counts of partkit, e.g. 1,2 (default 1); "
+                   "counts above 1 add the columns partkit-Nt and kaminpar-Nt, a threads table and an Amdahl estimate")
+    p.add_argument("--amdahl", default="delaunay_n20:64",
+                   help="GRAPH:K whose share of time in parallel kernels at 1 thread is measured (with --threads "
+                        "above 1; 'none' to skip)")
     p.add_argument("--kahip-mode", default="eco", choices=sorted(KAHIP_MODES))
     p.add_argument("--cold", default=None,
                    help="GRAPH:K measured cold (fresh process, empty Numba cache) and for peak memory "
@@ -469,6 +614,12 @@ def parse_args(argv=None):
     p.add_argument("--plot", metavar="PNG", help="bar chart of the cut and time ratios per tool and k")
     p.add_argument("--quiet", action="store_true", help="no progress line on a terminal")
     args = p.parse_args(argv)
+    try:
+        args.threads = [int(t) for t in str(args.threads).split(",") if t.strip()]
+    except ValueError:
+        p.error(f"--threads takes comma-separated integers, got {args.threads!r}")
+    if not args.threads or min(args.threads) < 1:
+        p.error("--threads needs thread counts of at least 1")
     if args.quick:
         args.classes = ["shared", "delaunay2d"]
         args.graphs = [str(SHARED / "4elt.graph")] if args.graphs is None else args.graphs
@@ -534,14 +685,24 @@ def run_instances(run, tools, args, say):
 def main(argv=None):
     args = parse_args(argv)
     say = progress_line(args.quiet)
-    tools = available_tools(args.tools.split(","), args.kahip_mode)
+    tools = available_tools(args.tools.split(","), args.kahip_mode, args.threads)
     if "partkit" in tools:  # warm-up: load the compiled kernels before timing
         from partkit.generators import grid2d
 
-        run_partkit(grid2d(30, 30), 4, 0.03, 0, args.preset)
+        for t in args.threads:
+            run_partkit(grid2d(30, 30), 4, 0.03, 0, args.preset, t)
     run = instances(args)
     rows = run_instances(run, tools, args, say)
     summary = summarize(rows, args)
+    if len(args.threads) > 1 and "partkit" in tools:
+        summary["threads"] = {"counts": args.threads, "table": threads_table(rows, args.threads)}
+        if args.amdahl != "none":
+            name, k = args.amdahl.rsplit(":", 1)
+            say(f"{name} k={k}: profiling at 1 thread")
+            graph = build(resolve(name, run))
+            summary["amdahl"] = {"graph": name, "k": int(k), **parallel_fraction(graph, int(k), args.seeds[0],
+                                                                                 args.preset)}
+            say("")
     if "partkit" in tools and args.cold != "none":
         name, k = args.cold.rsplit(":", 1)
         summary["cold"] = {"graph": name, "k": int(k), **cold_run(resolve(name, run), int(k), args.preset)}

@@ -24,6 +24,14 @@ GRAPHS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def parallel_on_small_graphs(monkeypatch):
+    """The test graphs are small: let them use every thread they are given."""
+    import partkit.multilevel
+
+    monkeypatch.setattr(partkit.multilevel, "SMALL_GRAPH", 0)
+
+
 def _partition(graph, k, threads, **options):
     return partkit.partition(graph, k, imbalance=0.03, seed=7, threads=threads, **options)
 
@@ -63,7 +71,8 @@ def test_contraction_independent_of_ranges():
 
 def test_three_threads_oversubscribed_same_partition(tmp_path):
     """NUMBA_NUM_THREADS=3 on any machine: 1, 2 and 3 threads give one partition."""
-    script = ("import sys, numpy as np, partkit\n"
+    script = ("import sys, numpy as np, partkit, partkit.multilevel\n"
+              "partkit.multilevel.SMALL_GRAPH = 0\n"
               "from partkit.generators import delaunay, barabasi_albert\n"
               "for g in (delaunay(20000, seed=3), barabasi_albert(20000, 3, seed=2)):\n"
               "    parts = [partkit.partition(g, 8, seed=5, threads=t) for t in (1, 2, 3)]\n"
@@ -81,6 +90,10 @@ def test_resolve_threads_default_and_errors():
             resolve_threads(bad)
     with pytest.raises(InputError):
         partkit.partition(grid2d(10, 10), 2, threads=-1)
+    from partkit.multilevel import partition
+
+    with pytest.raises(InputError):
+        partition(grid2d(10, 10), 2, threads=-1)
 
 
 def test_using_threads_restores_count():

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from partkit._random import derive
-from partkit._threads import using_threads
+from partkit._threads import resolve_threads, using_threads
 from partkit.metrics import max_part_weights
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen
@@ -47,6 +47,10 @@ from partkit.multilevel.refinement import even_out, refine, uncoarsen
 
 __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "InitialContext", "RefinementContext",
            "PRESETS", "COARSENINGS"]
+
+
+#: Below this many vertices plus edges the engine runs on one thread.
+SMALL_GRAPH = 100_000
 
 
 def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None, threads=0):
@@ -73,7 +77,9 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     threads : int, default 0
         Threads of the parallel kernels (coarsening, contraction,
         refinement); 0 means every core this process may use
-        (:func:`partkit._threads.resolve_threads`). The partition does not
+        (:func:`partkit._threads.resolve_threads`). Graphs with fewer than
+        :data:`SMALL_GRAPH` vertices plus edges run on one thread (starting
+        threads would cost more than it saves). The partition does not
         depend on it: the same seed gives the same partition for any
         thread count.
 
@@ -91,6 +97,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     ([100, 100, 100, 100], True)
     """
     ctx = _context.preset(preset, coarsening=coarsening)
+    threads = 1 if graph.n + graph.m < SMALL_GRAPH else resolve_threads(threads)
     with using_threads(threads):
         return run(graph, int(k), max_part_weights(graph, int(k), imbalance), imbalance, ctx, seed, progress)
 
