@@ -68,21 +68,24 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
             continue
         if candidates is None:
             candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, numba.get_num_threads())
-        order = candidates[permutation(candidates.size, derive(key, name))]
+        shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
-            parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds,
-                                              ctx.lp_batches, numba.get_num_threads())
+            parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates[shuffle],
+                                              ctx.lp_rounds, ctx.lp_batches, numba.get_num_threads())
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
-            kway_fm(g, part, pw, maxw, order, ctx.fm_passes, max_bad, fm_degree_limit(g.xadj, ctx))
+            kway_fm(g, part, pw, maxw, candidates, shuffle, ctx.fm_passes, max_bad, fm_degree_limit(g.xadj, ctx))
 
 
-def kway_fm(g, part, pw, maxw, candidates, npasses, max_bad, degree_limit):
-    """:func:`kernels.refinement_fm.kway_fm_refine`, with the candidates found and rated in parallel.
+def kway_fm(g, part, pw, maxw, candidates, shuffle, npasses, max_bad, degree_limit):
+    """:func:`kernels.refinement_fm.kway_fm_refine` from ``candidates[shuffle]``, rated in parallel.
 
     The same moves as the sequential kernel: only the rating of the
     candidates that starts a pass (and the boundary scan of later passes)
-    runs on several threads; the passes themselves are sequential.
+    runs on several threads; the passes themselves are sequential. The
+    first pass rates ``candidates`` in their given (increasing) order,
+    which reads the graph far faster than the shuffled order, and then
+    shuffles the ratings.
     """
     nthreads = numba.get_num_threads()
     n, k = g.n, maxw.shape[0]
@@ -98,6 +101,8 @@ def kway_fm(g, part, pw, maxw, candidates, npasses, max_bad, degree_limit):
             candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, nthreads)
         targets, gains = parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates,
                                                   degree_limit, nthreads)
+        if npass == 0:
+            candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
         best = fm_pass(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, targets, gains, max_bad,
                        degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched)
         total += best
