@@ -35,6 +35,12 @@ import threading
 #: Layers tried in this order (``tbb`` is left out: not a dependency).
 LAYERS = ("omp", "workqueue")
 
+#: Numba's ``parallel=`` option of partkit's kernels: only the explicit ``prange`` loops
+#: (and their reductions) run in parallel; array expressions and constructors stay
+#: sequential. Each parallel loop costs compile time, and these are cheap.
+PARALLEL = {"prange": True, "reduction": True, "comprehension": False, "inplace_binop": False,
+            "setitem": False, "numpy": False, "stencil": False, "fusion": False}
+
 _lock = threading.Lock()
 _layer = None
 

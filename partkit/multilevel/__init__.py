@@ -42,7 +42,7 @@ from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext,
                                         RefinementContext, preset)
 from partkit.multilevel.initial import initial_partition
 from partkit.multilevel.kernels.initial_packing import component_labels
-from partkit.multilevel.kernels.refinement_moves import parallel_edge_cut, part_weights
+from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
 from partkit.multilevel.refinement import even_out, refine, uncoarsen
 
 __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "InitialContext", "RefinementContext",
@@ -176,4 +176,4 @@ def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say):
 def _rank(graph, part, maxw):
     """Balanced first, then the lower cut."""
     over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
-    return over, int(parallel_edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))
+    return over, int(edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))

@@ -4,6 +4,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from partkit._threads import PARALLEL
+
 #: Coarse vertices whose members have at most this many edges in total merge
 #: parallel edges by scanning their (short) list instead of a marker array.
 SCAN_LIMIT = 32
@@ -33,7 +35,7 @@ def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
     return contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, numba.get_num_threads())
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=PARALLEL, cache=True)
 def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
     """:func:`contract` with ``nchunks`` ranges of coarse vertices (the output does not depend on it)."""
     n = xadj.size - 1
@@ -55,7 +57,7 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
         bounds[chunk] = np.searchsorted(start, chunk * n // nchunks)
     bounds[nchunks] = nc
     offsets = np.zeros(nchunks + 1, dtype=np.int64)
-    for chunk in prange(nchunks):
+    for chunk in range(nchunks):
         degree = 0
         for i in range(start[bounds[chunk]], start[bounds[chunk + 1]]):
             v = members[i]

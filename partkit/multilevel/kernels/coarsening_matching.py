@@ -16,6 +16,8 @@ thread count.
 import numpy as np
 from numba import njit, prange
 
+from partkit._threads import PARALLEL
+
 
 
 @njit(cache=True)
@@ -181,7 +183,7 @@ def _edge_order(key, u, v):
     return z ^ (z >> np.uint64(29))
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=PARALLEL, cache=True)
 def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds):
     """Heavy-edge matching along locally dominant edges, in parallel rounds.
 
@@ -205,14 +207,14 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds)
     n = xadj.size - 1
     ncon = vwgt.shape[1]
     vsum = np.zeros(n, dtype=np.int64)
-    for v in prange(n):
-        total = 0
+    heaviest = np.zeros(ncon, dtype=np.int64)
+    for v in range(n):
         for c in range(ncon):
-            total += vwgt[v, c]
-        vsum[v] = total
+            vsum[v] += vwgt[v, c]
+            heaviest[c] = max(heaviest[c], vwgt[v, c])
     check_fit = False
     for c in range(ncon):
-        if 2 * vwgt[:, c].max() > maxvw[c]:
+        if 2 * heaviest[c] > maxvw[c]:
             check_fit = True
     check_group = False
     uniform = True
@@ -271,7 +273,7 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds)
         nactive = kept
         if nactive == 0 or 100 * matched < n:
             break
-    for v in prange(n):
+    for v in range(n):
         if match[v] < 0:
             match[v] = v
     return match
