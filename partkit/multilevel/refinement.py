@@ -28,7 +28,8 @@ import numpy as np
 
 from partkit._heap import new_heap
 from partkit._random import derive, permutation
-from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
+from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
+                                                          parallel_rate_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights)
@@ -127,9 +128,22 @@ def balance(graph, part, pw, maxw, ctx):
     """
     g = graph
     args = (g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw)
-    return (rebalance(*args, ctx.balance_rounds, False)
+    return (_rebalance(g, part, pw, maxw, ctx.balance_rounds, False)
             or balance_along_paths(*args, 10 * ctx.balance_rounds)
-            or rebalance(*args, ctx.balance_rounds, True))
+            or _rebalance(g, part, pw, maxw, ctx.balance_rounds, True))
+
+
+def _rebalance(g, part, pw, maxw, rounds, far):
+    """:func:`kernels.refinement_balance.rebalance` with every round's ratings made in parallel (same moves)."""
+    items, keys, pos, size = new_heap(g.n)
+    nthreads = numba.get_num_threads()
+    for _ in range(rounds):
+        if not np.any(pw > maxw):
+            return True
+        cand_to, key = parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, far, nthreads)
+        if apply_balance_moves(g.vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size) <= 0:
+            return False
+    return not np.any(pw > maxw)
 
 
 def even_out(graph, part, k, ctx):

@@ -10,9 +10,10 @@ are the last resort.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from partkit._heap import heap_pop, heap_set, new_heap
+from partkit._threads import PARALLEL
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
                                                         overloaded, part_connections)
 
@@ -261,3 +262,83 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
         if not moved:
             return False
     return not any_overloaded(pw, maxw)
+
+
+@njit(cache=True)
+def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
+    """:func:`rebalance`'s rating of ``v``: ``(target, key)``, target -1 when ``v`` does not move."""
+    k = pw.shape[0]
+    own = part[v]
+    if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
+        return -1, 0
+    for e in range(xadj[v], xadj[v + 1]):
+        conn[part[adjncy[e]]] += adjwgt[e]
+    target = -1
+    gain = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        p = part[adjncy[e]]
+        if p != own and fits_in(vwgt, pw, maxw, v, p) and (target < 0 or conn[p] > gain):
+            target = p
+            gain = conn[p]
+    if target < 0 and far:
+        room = -1
+        for p in range(k):
+            if p == own or not fits_in(vwgt, pw, maxw, v, p):
+                continue
+            r = 0
+            for c in range(pw.shape[1]):
+                r += maxw[p, c] - pw[p, c]
+            if r > room:
+                room = r
+                target = p
+        gain = 0
+    internal = conn[own]
+    for e in range(xadj[v], xadj[v + 1]):
+        conn[part[adjncy[e]]] = 0
+    if target < 0:
+        return -1, 0
+    w = 0
+    for c in range(pw.shape[1]):
+        w += vwgt[v, c]
+    # cut change per unit of weight moved (heavier vertices fix more), in 1/1024 units
+    return target, ((gain - internal) << 10) // max(w, 1)
+
+
+@njit(parallel=PARALLEL, cache=True)
+def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, nchunks):
+    """One round's ratings of :func:`rebalance` for every vertex, in ``nchunks`` ranges in parallel:
+    ``(cand_to, key)`` with ``cand_to[v] = -1`` where ``v`` does not move."""
+    n = xadj.size - 1
+    k = pw.shape[0]
+    nchunks = max(nchunks, 1)
+    cand_to = np.empty(n, dtype=np.int64)
+    key = np.empty(n, dtype=np.int64)
+    for chunk in prange(nchunks):
+        conn = np.zeros(k, dtype=np.int64)
+        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
+            cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
+    return cand_to, key
+
+
+@njit(cache=True)
+def apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size):
+    """One round's moves of :func:`rebalance` from its ratings, best first; returns the number
+    moved, or -1 when no vertex was rated (``items, keys, pos, size``: an empty heap, left so)."""
+    n = cand_to.size
+    for v in range(n):
+        if cand_to[v] >= 0:
+            heap_set(items, keys, pos, size, v, key[v])
+    if size[0] == 0:
+        return -1
+    moved = 0
+    while size[0] > 0:
+        v = heap_pop(items, keys, pos, size)
+        own = part[v]
+        to = cand_to[v]
+        if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
+            continue
+        if not fits_in(vwgt, pw, maxw, v, to):
+            continue
+        move_vertex(vwgt, part, pw, v, to)
+        moved += 1
+    return moved
