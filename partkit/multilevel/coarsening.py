@@ -4,7 +4,8 @@ Each level maps the vertices of a graph to the vertices of the next coarser
 one (``cmap``) and contracts it (:func:`kernels.coarsening_contraction.contract`).
 The map comes from
 
-* heavy-edge matching (vertices visited in random order), with a two-hop
+* heavy-edge matching along locally dominant edges in parallel rounds
+  (:func:`kernels.coarsening_matching.parallel_matching`), with a two-hop
   pass pairing unmatched vertices (leaves of stars) through a common
   neighbour when many stay single; or
 * size-constrained label-propagation clustering, when matching shrinks the
@@ -12,6 +13,9 @@ The map comes from
   power-law graph), or when asked for;
 
 and in both cases isolated vertices are merged with each other, as METIS does.
+Matching, clustering and contraction run on the threads in effect
+(:func:`partkit._threads.using_threads`), with the same result for any
+number of them.
 
 Coarsening stops at ``coarsest_size`` vertices or when a level shrinks the
 graph by less than ``1 - stall_ratio``. Vertex weights of a coarse vertex
