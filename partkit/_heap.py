@@ -113,3 +113,22 @@ def heap_clear(items, keys, pos, size):
     for i in range(size[0]):
         pos[items[i]] = -1
     size[0] = 0
+
+
+@njit(cache=True)
+def heap_build(items, keys, pos, size, new_items, new_keys, mask):
+    """Fill an empty heap with ``new_items[i]`` keyed ``new_keys[i]`` where ``mask[i]``, in O(count).
+
+    The items must be distinct. Bottom-up heap construction: the heap then
+    pops in the same order as after one :func:`heap_set` per item (the
+    order of (key, item) is total).
+    """
+    count = 0
+    for i in range(new_items.size):
+        if mask[i]:
+            items[count], keys[count] = new_items[i], new_keys[i]
+            pos[new_items[i]] = count
+            count += 1
+    size[0] = count
+    for i in range(count // 2 - 1, -1, -1):
+        _sift_down(items, keys, pos, count, i)

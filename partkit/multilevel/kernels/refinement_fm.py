@@ -12,7 +12,7 @@ from numba import njit, prange
 
 from partkit._threads import PARALLEL
 
-from partkit._heap import heap_clear, heap_pop, heap_remove, heap_set, new_heap
+from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set, new_heap
 from partkit.multilevel.kernels.refinement_moves import best_move, boundary_vertices, move_vertex
 
 
@@ -32,7 +32,7 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
         Bound on every part; only moves that respect it are made, so a
         balanced partition stays balanced.
     candidates : int64 array
-        Vertices queued in the first pass, in this order (the shuffled
+        Distinct vertices queued in the first pass, in this order (the shuffled
         boundary vertices; the order breaks ties between equal gains).
         Later passes queue the boundary vertices of their starting partition.
     npasses : int
@@ -104,14 +104,12 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gai
             items, keys, pos, size, locked, moved_v, moved_from, conn, touched):
     """One k-way FM pass from rated candidates (``targets``, ``gains``); returns its cut reduction.
 
-    ``items, keys, pos, size`` is an empty heap over the vertices
+    ``candidates`` must be distinct. ``items, keys, pos, size`` is an empty heap over the vertices
     (:func:`partkit._heap.new_heap`), ``locked`` all False, ``moved_v``
     and ``moved_from`` scratch of length n, ``conn`` all -1 and
     ``touched`` scratch of length k; all are left so.
     """
-    for idx in range(candidates.size):
-        if targets[idx] >= 0:
-            heap_set(items, keys, pos, size, candidates[idx], gains[idx])
+    heap_build(items, keys, pos, size, candidates, gains, targets >= 0)
     work_per_pass = 8 * adjncy.size
     nmoves = 0
     current = 0
