@@ -75,7 +75,8 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
                                               ctx.lp_rounds, ctx.lp_batches, numba.get_num_threads())
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
-            kway_fm(g, part, pw, maxw, candidates, shuffle, ctx.fm_passes, max_bad, fm_degree_limit(g.xadj, ctx))
+            npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
+            kway_fm(g, part, pw, maxw, candidates, shuffle, npasses, max_bad, fm_degree_limit(g.xadj, ctx))
 
 
 def kway_fm(g, part, pw, maxw, candidates, shuffle, npasses, max_bad, degree_limit):
