@@ -49,7 +49,9 @@ first, ``partkit-2t`` the others) and KaMinPar also at 2 threads
 (``kaminpar-2t``); a threads table gives the speedups, the cut changes and
 the time ratios to METIS, and the share of partkit's time at 1 thread spent
 in kernels with parallel loops on ``--amdahl GRAPH:K`` gives an Amdahl
-estimate of the speedup on more cores.
+estimate of the speedup on more cores. Like ``partkit partition``, the
+script asks glibc's malloc to keep freed memory in the process
+(:func:`partkit._threads.keep_freed_memory`), for every tool it runs.
 """
 
 from __future__ import annotations
@@ -684,6 +686,9 @@ def run_instances(run, tools, args, say):
 
 def main(argv=None):
     args = parse_args(argv)
+    from partkit._threads import keep_freed_memory
+
+    keep_freed_memory()  # as the CLI does, for every tool in this process (see partkit._threads)
     say = progress_line(args.quiet)
     tools = available_tools(args.tools.split(","), args.kahip_mode, args.threads)
     if "partkit" in tools:  # warm-up: load the compiled kernels before timing

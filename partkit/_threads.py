@@ -152,3 +152,26 @@ def info():
     return {"threading_layer": threading_layer(), "default_threads": resolve_threads(None),
             "available_cores": available_cores(), "numba_pool_threads": max_threads(),
             "numba": numba.__version__}
+
+
+def keep_freed_memory():
+    """Ask glibc's malloc to keep freed memory in the process (no ``mmap`` per big array, no trimming).
+
+    For processes that partition and exit (the CLI, the benchmarks): the
+    engine allocates and frees arrays of n and m entries on every level,
+    and returning them to the system each time makes every thread of the
+    process take part in the unmapping (TLB shootdowns), which on a
+    virtual machine stalled 2-thread runs in the kernel. A library call
+    never changes this by itself. Returns True when the setting was made
+    (glibc only).
+    """
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_mmap_max = -1, -4
+    return bool(mallopt(m_mmap_max, 0)) and bool(mallopt(m_trim_threshold, 2**31 - 1))

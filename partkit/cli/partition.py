@@ -64,6 +64,9 @@ def run(args):
     from partkit.metrics import summary
     from partkit.methods import DEFAULT_METHOD
 
+    from partkit._threads import keep_freed_memory
+
+    keep_freed_memory()  # a process that partitions and exits: see partkit._threads
     args.method = args.method or DEFAULT_METHOD
     output = output_path(args, f"{args.file}.part.{args.k}", [args.file, args.coords])
     graph = load_graph(args)
