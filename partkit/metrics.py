@@ -7,8 +7,6 @@ array of part ids in ``[0, k)``, length ``n``) and, where it matters, ``k``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from partkit.errors import InputError
 
@@ -151,6 +149,8 @@ def boundary_vertices(graph, part) -> int:
 
 def disconnected_parts(graph, part, k) -> int:
     """Number of non-empty parts whose induced subgraph is not connected."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
     part = check_partition(graph, part, k)
     src = graph.edge_sources()
     inside = part[src] == part[graph.adjncy]

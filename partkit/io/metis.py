@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 
 from partkit.errors import InputError
@@ -283,6 +282,7 @@ def read_mesh(path, *, ncommon=None, node_coords=None) -> Graph:
     >>> read_mesh(path).m
     1
     """
+    import scipy.sparse as sp
     path = Path(path)
     data = read_source(path, budget=lambda head: token_budget(
         MAX_ELEMENT_NODES * _mesh_header(path, head)[1]))
