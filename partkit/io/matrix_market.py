@@ -211,8 +211,10 @@ def _triplets_to_csr(rows, cols, values, nrows, mirror):
         start, end = counts[r], counts[r + 1]
         if end - start > 32:
             order = np.argsort(indices[start:end]) + start
-            indices[start:end] = indices[order]
-            data[start:end] = data[order]
+            row_indices, row_data = indices[order], data[order]
+            for i in range(end - start):  # not a slice assignment: its shape check compiles slowly
+                indices[start + i] = row_indices[i]
+                data[start + i] = row_data[i]
         else:
             for i in range(start + 1, end):  # insertion sort of a short row
                 key, value = indices[i], data[i]

@@ -515,5 +515,5 @@ def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key,
         if t == 0 or ow < best_ow or (ow == best_ow and cut < best_cut):
             best_ow = ow
             best_cut = cut
-            best[:] = part
+            best = part.copy()  # not best[:] = part: its shape check compiles string formatting (2 s)
     return best

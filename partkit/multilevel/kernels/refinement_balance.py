@@ -198,8 +198,8 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
     listed = np.zeros(n, dtype=np.bool_)
     boundary = boundary_vertices(xadj, adjncy, part)
     nv = boundary.size
-    vertices[:nv] = boundary
     for i in range(nv):
+        vertices[i] = boundary[i]
         listed[boundary[i]] = True
     for _ in range(max_rounds):
         if not any_overloaded(pw, maxw):
