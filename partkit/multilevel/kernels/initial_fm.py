@@ -24,11 +24,16 @@ neighbours in O(1) per edge.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from partkit._random import fill_permutation, subkey
 from partkit.multilevel.kernels.bucket_queue import (
     _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
+
+#: Tries times (m + n) from which :func:`best_grown_bisection` runs its tries in
+#: parallel: below it a parallel region costs more than it saves, and on a busy
+#: machine a descheduled thread stalls every small region.
+PARALLEL_TRIES_WORK = 100_000
 
 
 @njit(cache=True)
@@ -475,7 +480,7 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
             v = -1
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad):
     """Best of several breadth-first grown bisections, each refined by 2-way FM.
 
@@ -483,7 +488,10 @@ def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key,
     ``grow_bisection(..., starts[t], target0, False, subkey(key, t))``), then
     refines it with ``fm_refine(..., maxw, npasses, max_bad, subkey(key, t))``.
     The result is the first try with the least overweight, then the lowest
-    cut. All tries share one set of work arrays.
+    cut. Each try works on its own arrays and depends only on its start and
+    stream, so the tries run in parallel when they are big enough
+    (:data:`PARALLEL_TRIES_WORK`) and the result does not depend on the
+    number of threads.
 
     Returns
     -------
@@ -491,29 +499,41 @@ def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key,
         The 0/1 side of every vertex.
     """
     n = xadj.size - 1
-    best = np.ones(n, dtype=np.int64)
-    if n == 0:
-        return best
+    ntries = starts.size
+    if n == 0 or ntries == 0:
+        return np.ones(n, dtype=np.int64)
     cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
+    parts = np.ones((ntries, n), dtype=np.int64)
+    ows = np.empty(ntries, dtype=np.int64)
+    cuts = np.empty(ntries, dtype=np.int64)
+    if ntries * (adjncy.size + n) >= PARALLEL_TRIES_WORK:
+        for t in prange(ntries):
+            ows[t], cuts[t] = _grown_try(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts[t], subkey(key, t),
+                                         npasses, max_bad, cap, parts[t])
+    else:
+        for t in range(ntries):
+            ows[t], cuts[t] = _grown_try(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts[t], subkey(key, t),
+                                         npasses, max_bad, cap, parts[t])
+    best = 0
+    for t in range(1, ntries):
+        if ows[t] < ows[best] or (ows[t] == ows[best] and cuts[t] < cuts[best]):
+            best = t
+    return parts[best].copy()
+
+
+@njit(cache=True)
+def _grown_try(xadj, adjncy, adjwgt, vwgt, maxw, target0, start, key, npasses, max_bad, cap, part):
+    """One try of :func:`best_grown_bisection` into ``part``, on its own work arrays: ``(overweight, cut)``.
+
+    A separate function keeps the parallel loop's body small, which keeps
+    its compile time down.
+    """
+    n = xadj.size - 1
     head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
-    part = np.ones(n, dtype=np.int64)
-    ed = np.zeros(n, dtype=np.int64)
-    idg = np.zeros(n, dtype=np.int64)
-    locked = np.zeros(n, dtype=np.bool_)
-    moves = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    fifo = np.empty(n, dtype=np.int64)
-    seen = np.zeros(n, dtype=np.bool_)
-    best_ow = 0
-    best_cut = 0
-    for t in range(starts.size):
-        tkey = subkey(key, t)
-        _grow_bfs(xadj, adjncy, vwgt, starts[t], target0, tkey, part, order, fifo, seen)
-        cut = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, tkey,
-                         ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
-        ow = overweight(side_weights(vwgt, part), maxw)
-        if t == 0 or ow < best_ow or (ow == best_ow and cut < best_cut):
-            best_ow = ow
-            best_cut = cut
-            best = part.copy()  # not best[:] = part: its shape check compiles string formatting (2 s)
-    return best
+    _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, np.empty(n, dtype=np.int64),
+              np.zeros(n, dtype=np.bool_))
+    cut = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key,
+                     np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
+                     np.empty(n, dtype=np.int64), order, head, top, nxt, prv, where, bucket)
+    return overweight(side_weights(vwgt, part), maxw), cut
