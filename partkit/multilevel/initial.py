@@ -60,13 +60,21 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     best, best_key = None, None
     for run in range(runs):
         run_key = derive(key, run)
-        part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key)
+        part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key, threads=bisection_threads())
         refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"))
         rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)),
                 edge_cut(coarsest.xadj, coarsest.adjncy, coarsest.adjwgt, part))
         if best_key is None or rank < best_key:
             best, best_key = part, rank
     return best
+
+
+def bisection_threads():
+    """Threads for the independent bisections: Numba's thread count where its threading layer
+    lets kernels run from several threads at once (OpenMP, TBB), else 1 (workqueue)."""
+    import numba
+    threads = numba.get_num_threads()  # also starts the threading layer
+    return threads if threads > 1 and numba.threading_layer() in ("omp", "tbb") else 1
 
 
 def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tries):

@@ -23,6 +23,8 @@ builds one from a plain splitter and optional FM refinement.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -114,7 +116,7 @@ def check_refine(refine):
     return refine
 
 
-def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
+def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, threads=1):
     """Partition ``graph`` into ``k`` parts by recursive bisection.
 
     Parameters
@@ -130,31 +132,53 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
         Seeds every bisection: the split of the sub-problem holding parts
         ``offset .. offset + kk - 1`` gets the stream ``derive(seed, offset, kk)``
         (:mod:`partkit._random`), whatever order the sub-problems run in.
+    threads : int
+        The independent sub-problems of a recursion level are bisected by
+        this many Python threads (``bisect`` must release the GIL for this
+        to pay, as Numba kernels compiled with ``nogil=True`` do). The
+        result is the same for any number.
 
     Returns
     -------
     numpy.ndarray of int64, shape (n,)
         Part ids in ``[0, k)``.
     """
-    n = graph.n
-    part = np.zeros(n, dtype=np.int64)
+    part = np.zeros(graph.n, dtype=np.int64)
     bound = max_part_weights(graph, k, imbalance)[0].astype(np.float64)
-    stack = [(graph, np.arange(n, dtype=np.int64), int(k), 0)]
-    while stack:
-        sub, ids, kk, offset = stack.pop()
+
+    def split(task):
+        """Bisect one sub-problem; its two halves, or none when it is a set of final parts."""
+        sub, ids, kk, offset = task
         if kk == 1 or sub.n == 0:
             part[ids] = offset
-            continue
+            return ()
         if sub.n <= kk:
             part[ids] = offset + np.arange(sub.n)
-            continue
+            return ()
         k0 = kk // 2
         eps = level_imbalance(sub.total_vertex_weight(), bound, kk)
         side = np.asarray(bisect(sub, k0 / kk, eps, derive(seed, offset, kk)), dtype=np.int64)
         (on0, sub0), (on1, sub1) = split_graph(sub, side)
-        stack.append((sub1, ids[on1], kk - k0, offset + k0))
-        stack.append((sub0, ids[on0], k0, offset))
+        return (sub0, ids[on0], k0, offset), (sub1, ids[on1], kk - k0, offset + k0)
+
+    level = [(graph, np.arange(graph.n, dtype=np.int64), int(k), 0)]
+    with _level_pool(threads) as pool:
+        while level:
+            # a lone sub-problem stays on this thread, where its kernels may use every thread
+            halves = pool.map(split, level) if pool and len(level) > 1 else map(split, level)
+            level = [half for pair in halves for half in pair]
     return part
+
+
+@contextmanager
+def _level_pool(threads):
+    """A pool of ``threads`` Python threads whose Numba kernels run single-threaded (none for 1)."""
+    if threads <= 1:
+        yield None
+        return
+    import numba
+    with ThreadPoolExecutor(threads, initializer=numba.set_num_threads, initargs=(1,)) as pool:
+        yield pool
 
 
 def split_graph(graph, side):

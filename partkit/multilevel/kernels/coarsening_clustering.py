@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, rounds):
     """Cluster the vertices by size-constrained label propagation.
 

@@ -8,7 +8,7 @@ from numba import njit
 SCAN_LIMIT = 32
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
     """Build the coarse graph in which every group ``cmap == c`` becomes vertex ``c``.
 
@@ -78,7 +78,7 @@ def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
     return cxadj, cadjncy[:pos], cadjwgt[:pos], cvwgt
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def compact_labels(labels):
     """Renumber arbitrary non-negative labels to ``0..nc-1``: ``(cmap, nc)``."""
     n = labels.size

@@ -20,7 +20,7 @@ def _fits(vwgt, u, v, maxvw):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def heavy_edge_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group):
     """Match vertices greedily along their best-rated edge.
 
@@ -88,7 +88,7 @@ def heavy_edge_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group):
     return match
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
     """Pair still-unmatched vertices that share their heaviest neighbour.
 
@@ -123,7 +123,7 @@ def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
     return pairs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def group_isolated(xadj, vwgt, maxvw, order, group, labels):
     """Put isolated vertices together in clusters of weight at most ``maxvw``.
 

@@ -96,7 +96,7 @@ def overweight(pw, maxw):
     return _side_overweight(pw, maxw, 0) + _side_overweight(pw, maxw, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
     """FM refinement of a bisection with a bound on fruitless moves per pass.
 
@@ -480,7 +480,7 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
             v = -1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad):
     """Best of several breadth-first grown bisections, each refined by 2-way FM.
 
