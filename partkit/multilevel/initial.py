@@ -3,7 +3,7 @@
 Every bisection (:func:`multilevel_bisection`) is itself multilevel: the
 subgraph is coarsened to about ``bisection_coarsest`` vertices, split by
 the best of several breadth-first grown starts refined by 2-way FM
-(:func:`kernels.initial_fm.best_grown_bisection`), and refined by 2-way FM
+(:func:`best_grown_bisection`), and refined by 2-way FM
 on every level back up. The first, largest splits shape the whole
 partition, so a bisection gets tries in proportion to its share of the
 weight. ``runs`` recursive bisections are made and refined k-way; the best
@@ -12,11 +12,13 @@ weight. ``runs`` recursive bisections are made and refined k-way; the best
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from partkit._random import derive, integers
 from partkit.multilevel.coarsening import coarsen
-from partkit.multilevel.kernels.initial_fm import best_grown_bisection, fm_refine
+from partkit.multilevel.kernels.initial_fm import fm_refine, grown_bisections
 from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
 from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
 from partkit.multilevel.refinement import level_bounds, refine
@@ -69,6 +71,39 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     return best
 
 
+#: Tries times (m + n) from which the tries of a bisection are spread over threads:
+#: below it starting a thread costs more than it saves.
+PARALLEL_TRIES_WORK = 100_000
+
+
+def best_grown_bisection(graph, maxw, target0, starts, key, npasses, max_bad):
+    """The first of the grown and FM-refined bisections of :func:`kernels.initial_fm.grown_bisections`
+    (one per start) with the least overweight, then the lowest cut.
+
+    The tries are spread over Numba's thread count of the calling thread
+    (one inside the pool of :func:`partkit.multilevel.recursive.recursive_bisection`)
+    when they are big enough; the result does not depend on it.
+    """
+    import numba
+    ntries = starts.size
+    parts = np.ones((ntries, graph.n), dtype=np.int64)
+    ows = np.zeros(ntries, dtype=np.int64)
+    cuts = np.zeros(ntries, dtype=np.int64)
+    args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, maxw, target0, starts, key, npasses, max_bad,
+            parts, ows, cuts)
+    threads = min(numba.get_num_threads(), ntries)
+    if threads > 1 and ntries * (graph.adjncy.size + graph.n) >= PARALLEL_TRIES_WORK:
+        bounds = np.linspace(0, ntries, threads + 1).astype(int)
+        with ThreadPoolExecutor(threads - 1) as pool:
+            others = [pool.submit(grown_bisections, *args, bounds[i], bounds[i + 1]) for i in range(1, threads)]
+            grown_bisections(*args, 0, bounds[1])
+            for future in others:
+                future.result()
+    else:
+        grown_bisections(*args, 0, ntries)
+    return parts[np.lexsort((cuts, ows))[0]]
+
+
 def bisection_threads():
     """Threads for the independent bisections: Numba's thread count where its threading layer
     lets kernels run from several threads at once (OpenMP, TBB), else 1 (workqueue)."""
@@ -101,8 +136,8 @@ def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tri
     coarse = hierarchy.coarsest
     target = int(round(fraction0 * int(coarse.total_vertex_weight()[0])))
     starts = integers(derive(key, "starts"), coarse.n, tries)
-    part = best_grown_bisection(coarse.xadj, coarse.adjncy, coarse.adjwgt, coarse.vwgt, maxw, target, starts,
-                                derive(key, "tries"), init.start_fm_passes, max(init.min_bad_moves, coarse.n // 4))
+    part = best_grown_bisection(coarse, maxw, target, starts, derive(key, "tries"), init.start_fm_passes,
+                                max(init.min_bad_moves, coarse.n // 4))
     for depth in range(len(hierarchy) - 1, -1, -1):
         fine, cmap = hierarchy.levels[depth]
         part = part[cmap]

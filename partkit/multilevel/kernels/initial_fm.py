@@ -24,16 +24,11 @@ neighbours in O(1) per edge.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from partkit._random import fill_permutation, subkey
 from partkit.multilevel.kernels.bucket_queue import (
     _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
-
-#: Tries times (m + n) from which :func:`best_grown_bisection` runs its tries in
-#: parallel: below it a parallel region costs more than it saves, and on a busy
-#: machine a descheduled thread stalls every small region.
-PARALLEL_TRIES_WORK = 100_000
 
 
 @njit(cache=True)
@@ -480,60 +475,35 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
             v = -1
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad):
-    """Best of several breadth-first grown bisections, each refined by 2-way FM.
+@njit(cache=True, nogil=True)
+def grown_bisections(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad, parts, ows, cuts,
+                     first, last):
+    """Tries ``first .. last - 1`` of a best-of-several grown bisection, each refined by 2-way FM.
 
     Try ``t`` grows side 0 from ``starts[t]`` to ``target0`` weight (as
-    ``grow_bisection(..., starts[t], target0, False, subkey(key, t))``), then
-    refines it with ``fm_refine(..., maxw, npasses, max_bad, subkey(key, t))``.
-    The result is the first try with the least overweight, then the lowest
-    cut. Each try works on its own arrays and depends only on its start and
-    stream, so the tries run in parallel when they are big enough
-    (:data:`PARALLEL_TRIES_WORK`) and the result does not depend on the
-    number of threads.
-
-    Returns
-    -------
-    int64 array, shape (n,)
-        The 0/1 side of every vertex.
+    ``grow_bisection(..., starts[t], target0, False, subkey(key, t))``) into
+    ``parts[t]``, then refines it with ``fm_refine(..., maxw, npasses,
+    max_bad, subkey(key, t))``; ``ows[t]`` and ``cuts[t]`` receive its
+    overweight and cut. A try depends only on its start and stream, so
+    disjoint ranges of tries can run on different threads (the kernel
+    releases the GIL); the tries of one call share one set of work arrays.
     """
     n = xadj.size - 1
-    ntries = starts.size
-    if n == 0 or ntries == 0:
-        return np.ones(n, dtype=np.int64)
+    if n == 0:
+        return
     cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
-    parts = np.ones((ntries, n), dtype=np.int64)
-    ows = np.empty(ntries, dtype=np.int64)
-    cuts = np.empty(ntries, dtype=np.int64)
-    if ntries * (adjncy.size + n) >= PARALLEL_TRIES_WORK:
-        for t in prange(ntries):
-            ows[t], cuts[t] = _grown_try(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts[t], subkey(key, t),
-                                         npasses, max_bad, cap, parts[t])
-    else:
-        for t in range(ntries):
-            ows[t], cuts[t] = _grown_try(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts[t], subkey(key, t),
-                                         npasses, max_bad, cap, parts[t])
-    best = 0
-    for t in range(1, ntries):
-        if ows[t] < ows[best] or (ows[t] == ows[best] and cuts[t] < cuts[best]):
-            best = t
-    return parts[best].copy()
-
-
-@njit(cache=True)
-def _grown_try(xadj, adjncy, adjwgt, vwgt, maxw, target0, start, key, npasses, max_bad, cap, part):
-    """One try of :func:`best_grown_bisection` into ``part``, on its own work arrays: ``(overweight, cut)``.
-
-    A separate function keeps the parallel loop's body small, which keeps
-    its compile time down.
-    """
-    n = xadj.size - 1
     head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
+    ed = np.zeros(n, dtype=np.int64)
+    idg = np.zeros(n, dtype=np.int64)
+    locked = np.zeros(n, dtype=np.bool_)
+    moves = np.empty(n, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, np.empty(n, dtype=np.int64),
-              np.zeros(n, dtype=np.bool_))
-    cut = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key,
-                     np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
-                     np.empty(n, dtype=np.int64), order, head, top, nxt, prv, where, bucket)
-    return overweight(side_weights(vwgt, part), maxw), cut
+    fifo = np.empty(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.bool_)
+    for t in range(first, last):
+        tkey = subkey(key, t)
+        part = parts[t]
+        _grow_bfs(xadj, adjncy, vwgt, starts[t], target0, tkey, part, order, fifo, seen)
+        cuts[t] = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, tkey,
+                             ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
+        ows[t] = overweight(side_weights(vwgt, part), maxw)
