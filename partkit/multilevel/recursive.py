@@ -146,15 +146,18 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, threads=1):
     part = np.zeros(graph.n, dtype=np.int64)
     bound = max_part_weights(graph, k, imbalance)[0].astype(np.float64)
 
-    def split(task):
-        """Bisect one sub-problem; its two halves, or none when it is a set of final parts."""
+    def final(task):
+        """Whether a sub-problem is a set of final parts (then they are written)."""
         sub, ids, kk, offset = task
         if kk == 1 or sub.n == 0:
             part[ids] = offset
-            return ()
-        if sub.n <= kk:
+        elif sub.n <= kk:
             part[ids] = offset + np.arange(sub.n)
-            return ()
+        return kk == 1 or sub.n <= kk
+
+    def split(task):
+        """The two halves of a bisected sub-problem."""
+        sub, ids, kk, offset = task
         k0 = kk // 2
         eps = level_imbalance(sub.total_vertex_weight(), bound, kk)
         side = np.asarray(bisect(sub, k0 / kk, eps, derive(seed, offset, kk)), dtype=np.int64)
@@ -164,6 +167,7 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, threads=1):
     level = [(graph, np.arange(graph.n, dtype=np.int64), int(k), 0)]
     with _level_pool(threads) as pool:
         while level:
+            level = [task for task in level if not final(task)]
             # a lone sub-problem stays on this thread, where its kernels may use every thread
             halves = pool.map(split, level) if pool and len(level) > 1 else map(split, level)
             level = [half for pair in halves for half in pair]
