@@ -14,12 +14,11 @@ from partkit.io import read_graph
 from partkit.methods import multilevel
 from partkit.multilevel.recursive import bisection_bounds, split_graph
 from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
-from partkit._random import subkey
 from partkit.multilevel.coarsening import coarsen
 from partkit.multilevel.context import CoarseningContext
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
 from partkit.multilevel import initial
-from partkit.multilevel.kernels.initial_fm import fm_refine, grow_bisection, overweight, side_weights
+from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, side_weights
 from partkit.multilevel.kernels.refinement_balance import rebalance
 from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, label_propagation_refine
@@ -229,10 +228,13 @@ def test_best_grown_bisection_is_the_best_single_try(graph, threads, monkeypatch
         target = int(round(fraction0 * int(g.total_vertex_weight()[0])))
         best = initial.best_grown_bisection(g, maxw, target, starts, 9, 10, 50)
         ranks = []
-        for t, start in enumerate(starts):
-            part = grow_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, start, target, False, subkey(9, t))
-            cut = fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 10, 50, subkey(9, t))
-            ranks.append((int(overweight(side_weights(g.vwgt, part), maxw)), int(cut)))
+        for t in range(starts.size):  # each try alone, on fresh arrays
+            parts, ows, cuts = np.ones((starts.size, g.n), dtype=np.int64), np.zeros(starts.size, dtype=np.int64), \
+                np.zeros(starts.size, dtype=np.int64)
+            bisection_tries(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxw, target, starts, 9, 10, 50, parts, ows, cuts,
+                            t, t + 1, True)
+            assert cuts[t] == edge_cut(g, parts[t]) and ows[t] == overweight(side_weights(g.vwgt, parts[t]), maxw)
+            ranks.append((int(ows[t]), int(cuts[t])))
         assert (int(overweight(side_weights(g.vwgt, best), maxw)), edge_cut(g, best)) == min(ranks)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from partkit._random import derive, integers
 from partkit.multilevel.coarsening import coarsen
-from partkit.multilevel.kernels.initial_fm import fm_refine, grown_bisections
+from partkit.multilevel.kernels.initial_fm import bisection_tries, fm_refine
 from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
 from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
 from partkit.multilevel.refinement import level_bounds, refine
@@ -77,7 +77,7 @@ PARALLEL_TRIES_WORK = 100_000
 
 
 def best_grown_bisection(graph, maxw, target0, starts, key, npasses, max_bad):
-    """The first of the grown and FM-refined bisections of :func:`kernels.initial_fm.grown_bisections`
+    """The first of the grown and FM-refined bisections of :func:`kernels.initial_fm.bisection_tries`
     (one per start) with the least overweight, then the lowest cut.
 
     The tries are spread over Numba's thread count of the calling thread
@@ -95,12 +95,12 @@ def best_grown_bisection(graph, maxw, target0, starts, key, npasses, max_bad):
     if threads > 1 and ntries * (graph.adjncy.size + graph.n) >= PARALLEL_TRIES_WORK:
         bounds = np.linspace(0, ntries, threads + 1).astype(int)
         with ThreadPoolExecutor(threads - 1) as pool:
-            others = [pool.submit(grown_bisections, *args, bounds[i], bounds[i + 1]) for i in range(1, threads)]
-            grown_bisections(*args, 0, bounds[1])
+            others = [pool.submit(bisection_tries, *args, bounds[i], bounds[i + 1], True) for i in range(1, threads)]
+            bisection_tries(*args, 0, bounds[1], True)
             for future in others:
                 future.result()
     else:
-        grown_bisections(*args, 0, ntries)
+        bisection_tries(*args, 0, ntries, True)
     return parts[np.lexsort((cuts, ows))[0]]
 
 
