@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
 from partkit.cli._compile import compile_notice
-from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, load_graph,
-                                 method_options, output_path, print_json, progress_printer,
+from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, is_mesh_file,
+                                 load_input, method_options, output_path, print_json, progress_printer,
                                  real)
 from partkit.cli._hypergraph import add_model_arguments, context_options, load_hypergraph, print_summary
 
@@ -39,7 +40,10 @@ def register(subparsers):
     parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable). "
                              + describe().replace("%", "%%"))
-    parser.add_argument("-o", "--output", metavar="OUT", help="partition file (default FILE.part.K)")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="partition file (default FILE.part.K); for a mesh input FILE.epart.K and FILE.npart.K "
+                             "(element and node parts, as mpmetis) are written, and an OUT with a mesh suffix "
+                             "(.vtu, .vtk, .msh, .xdmf) gets the mesh with the part as cell and point data")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(func=run)
@@ -56,14 +60,24 @@ def run(args):
     if args.model != "graph":
         return run_hypergraph(args)
     from partkit.api import partition
-    from partkit.errors import InfeasibleBalanceWarning
-    from partkit.io import write_partition
+    from partkit.errors import InfeasibleBalanceWarning, InputError
+    from partkit.io import write_mesh_partition, write_partition
     from partkit.metrics import summary
     from partkit.methods import DEFAULT_METHOD
 
     args.method = args.method or DEFAULT_METHOD
-    output = output_path(args, f"{args.file}.part.{args.k}", [args.file, args.coords])
-    graph = load_graph(args)
+    inputs = [args.file, args.coords]
+    mesh_output = args.output is not None and is_mesh_file(args.output)
+    if is_mesh_file(args.file) and (args.output is None or mesh_output):
+        outputs = [output_path(argparse.Namespace(output=None), f"{args.file}.{kind}.{args.k}", inputs)
+                   for kind in ("epart", "npart")]
+        if mesh_output:
+            outputs.append(output_path(args, None, inputs))
+    else:
+        outputs = [output_path(args, f"{args.file}.part.{args.k}", inputs)]
+    graph, mesh = load_input(args)
+    if mesh_output and mesh is None:
+        raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
     printer = progress_printer(args.quiet or args.json)
     options = method_options(args.method, {"preset": args.preset, "refine": args.refine}, args.option, printer)
     start = time.perf_counter()
@@ -73,7 +87,15 @@ def run(args):
     seconds = time.perf_counter() - start
     end_progress(printer)
     infeasible = [w for w in caught if issubclass(w.category, InfeasibleBalanceWarning)]
-    write_partition(output, part)
+    if mesh is None:
+        write_partition(outputs[0], part)
+    else:
+        epart, npart = mesh.parts(part, args.mesh_graph)
+        write_partition(outputs[0], epart)
+        write_partition(outputs[1], npart)
+        if mesh_output:
+            write_mesh_partition(outputs[2], mesh, epart, npart)
+    output = ", ".join(outputs)
     result = {"file": args.file, **summary(graph, part, args.k), "method": args.method,
               "imbalance_bound": args.imbalance, "balanced": not infeasible, "seconds": seconds,
               "output": output}
