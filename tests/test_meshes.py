@@ -112,18 +112,12 @@ def test_metis_mesh_quads_are_not_tetrahedra(tmp_path):
     assert read_mesh(path).m == 1
     path.write_text("2\n1 2 3 4\n2 3 4 5\n")  # no etype: two 4-node elements sharing 3 nodes are tetrahedra
     assert read_metis_mesh(path).etype.tolist() == [3, 3]
-    path.write_text("2 1\n1 2 3 4\n2 3 4\n")
-    with pytest.raises(InputError, match="line 2: the header's etype 1 means triangle elements of 3 nodes"):
-        read_mesh(path)
-    path.write_text("2 7\n1 2 3\n2 3 4\n")
-    with pytest.raises(InputError, match="etype 7 must be"):
-        read_mesh(path)
-    path.write_text("2\n1 2 3\n2 2 4\n")
-    with pytest.raises(InputError, match="lists node 2 twice"):
-        read_mesh(path)
-    path.write_text("2\n1 2 3 4 5 6 7\n2 3 4 5 6 7 8\n")
-    with pytest.raises(InputError, match="give ncommon"):
-        read_mesh(path)
+    for text, match in [("2 1\n1 2 3 4\n2 3 4\n", "line 2: the header's etype 1 means triangle elements of 3 nodes"),
+                        ("2 7\n1 2 3\n2 3 4\n", "etype 7 must be"), ("2\n1 2 3\n2 2 4\n", "lists node 2 twice"),
+                        ("2\n1 2 3 4 5 6 7\n2 3 4 5 6 7 8\n", "give ncommon")]:
+        path.write_text(text)
+        with pytest.raises(InputError, match=match):
+            read_mesh(path)
     assert read_mesh(path, ncommon=6).m == 1
 
 

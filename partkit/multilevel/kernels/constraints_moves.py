@@ -10,7 +10,7 @@ keep every part within its bound.
 import numpy as np
 from numba import njit
 
-from partkit.multilevel.kernels.refinement_moves import fits_in, move_vertex, overloaded, slack
+from partkit.multilevel.kernels.refinement_moves import fits_in, move_vertex, overloaded, part_connections, slack
 
 #: Objectives of :func:`greedy_moves`.
 CUT, VOLUME = 0, 1
@@ -66,42 +66,28 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, obj
     n = xadj.size - 1
     k = pw.shape[0]
     conn = np.zeros(k, dtype=np.int64)
-    stamp = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
     present = np.zeros(k, dtype=np.int64)
     count = np.zeros(k, dtype=np.int64)
     gains = np.zeros(k, dtype=np.int64)
     moves = 0
-    visit = 0
     last = np.full(n, -1, dtype=np.int64)
     for r in range(max_rounds):
         moved = 0
         for v in range(n):
             if not movable[v]:
                 continue
-            visit += 1
             a = part[v]
-            nt = 0
-            for e in range(xadj[v], xadj[v + 1]):
-                p = part[adjncy[e]]
-                if stamp[p] != visit:
-                    stamp[p] = visit
-                    conn[p] = 0
-                    if p != a:
-                        touched[nt] = p
-                        nt += 1
-                conn[p] += adjwgt[e]
-            if nt == 0:
-                continue
+            nt = part_connections(v, xadj, adjncy, adjwgt, part, conn, touched)
+            internal = conn[a]
             if objective == VOLUME:
                 _volume_gains(v, xadj, adjncy, part, vsize, touched, nt, present, gains, count)
-            internal = conn[a] if stamp[a] == visit else 0
             target = -1
             best_primary = 0
             best_secondary = 0
             for t in range(nt):
                 b = touched[t]
-                if not fits_in(vwgt, pw, maxw, v, b):
+                if b == a or not fits_in(vwgt, pw, maxw, v, b):
                     continue
                 cut = conn[b] - internal
                 primary = gains[t] if objective == VOLUME else cut
@@ -111,6 +97,8 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, obj
             # for the volume, a move that keeps it is made once per round and vertex (a plateau move),
             # so that the search leaves the local minima of single moves
             improves = best_primary > 0 or (objective == VOLUME and best_primary == 0 and last[v] != r)
+            for t in range(nt):
+                conn[touched[t]] = 0
             if target >= 0 and (improves or overloaded(pw, maxw, a)):
                 move_vertex(vwgt, part, pw, v, target)
                 last[v] = r
