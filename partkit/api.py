@@ -278,6 +278,6 @@ def balance_problem(graph, part, bound, method="partition"):
         reason = "a single vertex is heavier than the balance bound allows"
     else:
         reason = "the method could not meet the bound"
-    over = np.flatnonzero(np.any(weights > bound, axis=1))[0]
+    over = int(np.argmax((weights / np.maximum(bound, 1)).max(axis=1)))
     return (f"{graph.name}: {method} partition exceeds the balance bound (part {over} weighs "
             f"{weights[over].tolist()} > {bound[over].tolist()}): {reason}")

@@ -154,3 +154,15 @@ def test_cli_options(tmp_path):
     (tmp_path / "badfixed").write_text("-2\n" + "0\n" * 399)
     result = run("-k", "2", "--fixed", "badfixed")
     assert result.returncode == 2 and "below -1" in result.stderr
+
+
+def test_contiguous_with_fixed_corners(mesh):
+    corners = np.array([[0, 0], [1, 0], [0, 1], [1, 1]])
+    lo, hi = mesh.coords.min(axis=0), mesh.coords.max(axis=0)
+    distance = np.linalg.norm((mesh.coords - lo) / (hi - lo) - corners[[3, 2, 1, 0]][:, None, :], axis=2)
+    fixed = np.full(mesh.n, -1)
+    for p in range(4):
+        fixed[np.argsort(distance[p])[:20]] = p  # part p holds the 20 vertices nearest the opposite corner
+    part = partkit.partition(mesh, 4, fixed=fixed, contiguous=True, seed=2)
+    assert np.array_equal(part[fixed >= 0], fixed[fixed >= 0])
+    assert disconnected_parts(mesh, part, 4) == 0 and np.bincount(part).max() <= np.floor(1.03 * mesh.n / 4)

@@ -17,9 +17,11 @@ returned, all within the bound ``maxw`` (k, ncon):
    other than its heaviest connected piece (or its heaviest piece holding
    fixed vertices) joins the adjacent part it shares most edge weight with
    (as METIS's contiguity enforcement does; pieces with fixed vertices stay),
-   then the bound is restored by boundary moves and pieces cut off by them
-   rejoin, a few times over. When the graph is connected every part ends
-   connected; the bound may then be exceeded, which the caller reports.
+   and the bound is restored along paths of parts (by greedy moves of the
+   free vertices when some are fixed), a few times over; last, boundary
+   moves lower the cut, each made only when the vertex's neighbours in its
+   part are connected among themselves, so no part falls apart again. When the graph is connected every part
+   ends connected; the bound may then be exceeded, which the caller reports.
 
 The moves are the kernels of :mod:`partkit.multilevel.kernels.constraints_moves`.
 """
@@ -32,11 +34,13 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import connected_components
 
 from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_moves, unload
+from partkit.multilevel.context import preset
+from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
 from partkit.multilevel.kernels.refinement_moves import part_weights
 
 #: Rounds of greedy moves per pass (each visits every vertex once).
 MAX_ROUNDS = 20
-#: Times :func:`make_contiguous` restores the bound and rejoins pieces.
+#: Times :func:`make_contiguous` rejoins pieces and rebalances along paths of parts.
 CONTIGUITY_ROUNDS = 4
 
 
@@ -78,13 +82,15 @@ def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut
     return part
 
 
-def _moves(graph, part, maxw, movable, objective):
-    """Greedy moves (in place) for ``objective``, then the last-resort unloading of overloaded parts."""
+def _moves(graph, part, maxw, movable, objective, connected=False):
+    """Greedy moves (in place) for ``objective``, then, unless parts must stay ``connected``, the
+    last-resort unloading of overloaded parts."""
     pw = part_weights(graph.vwgt, part, maxw.shape[0])
     vsize = np.ones(graph.n, dtype=np.int64) if graph.vsize is None else graph.vsize
     greedy_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, vsize, part, pw, maxw, movable, objective,
-                 MAX_ROUNDS)
-    unload(graph.vwgt, part, pw, maxw, movable)
+                 MAX_ROUNDS, connected)
+    if not connected:
+        unload(graph.vwgt, part, pw, maxw, movable)
 
 
 def fix(graph, part, fixed, maxw):
@@ -113,12 +119,20 @@ def refine_volume(graph, part, maxw, movable):
 def make_contiguous(graph, part, maxw, movable):
     """A copy of ``part`` whose parts are connected when the graph is (see the module notes)."""
     part = np.array(part, dtype=np.int64)
+    k = maxw.shape[0]
+    rounds = preset("default").refinement.balance_rounds
     for _ in range(CONTIGUITY_ROUNDS):
-        _join_pieces(graph, part, maxw.shape[0], movable)
-        if np.all(part_weights(graph.vwgt, part, maxw.shape[0]) <= maxw):
+        _join_pieces(graph, part, k, movable)
+        pw = part_weights(graph.vwgt, part, k)
+        if np.all(pw <= maxw):
             break
-        _moves(graph, part, maxw, movable, CUT)
-    _join_pieces(graph, part, maxw.shape[0], movable)
+        if movable.all():
+            args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, maxw)
+            rebalance(*args, rounds, False) or balance_along_paths(*args, 10 * rounds)
+        else:  # the path balancer would move fixed vertices
+            _moves(graph, part, maxw, movable, CUT)
+    _join_pieces(graph, part, k, movable)
+    _moves(graph, part, maxw, movable, CUT, connected=True)
     return part
 
 

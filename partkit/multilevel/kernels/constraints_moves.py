@@ -46,7 +46,39 @@ def _volume_gains(v, xadj, adjncy, part, vsize, touched, nt, present, gains, cou
 
 
 @njit(cache=True)
-def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, objective, max_rounds):
+def _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
+    """Whether the neighbours of ``v`` in its own part are connected among themselves.
+
+    Then taking ``v`` out of its part keeps the part connected (a path
+    through ``v`` goes round it): a sufficient, local test. ``mark`` (n,) is
+    scratch holding values below ``tag``; ``tag`` and ``tag + 1`` are used.
+    """
+    a = part[v]
+    members = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        u = adjncy[e]
+        if part[u] == a:
+            mark[u] = tag
+            queue[0] = u
+            members += 1
+    if members <= 1:
+        return True
+    mark[queue[0]] = tag + 1
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for e in range(xadj[u], xadj[u + 1]):
+            w = adjncy[e]
+            if mark[w] == tag:
+                mark[w] = tag + 1
+                queue[tail] = w
+                tail += 1
+    return tail == members
+
+
+@njit(cache=True)
+def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, objective, max_rounds, connected):
     """Refine ``part`` in place by single-vertex moves of movable vertices to adjacent parts.
 
     A movable vertex of an overloaded part moves to the adjacent part with
@@ -56,7 +88,9 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, obj
     with more room), or the volume (``VOLUME``, ties to the lower cut; a
     move that keeps the volume is made once per round and vertex). Rounds
     visit the vertices in order until one makes no move, at most
-    ``max_rounds``.
+    ``max_rounds``. With ``connected``, a vertex moves only when its
+    neighbours in its part are connected among themselves, so that a
+    connected part stays connected (the target is adjacent, so it does too).
 
     Returns
     -------
@@ -70,6 +104,9 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, obj
     present = np.zeros(k, dtype=np.int64)
     count = np.zeros(k, dtype=np.int64)
     gains = np.zeros(k, dtype=np.int64)
+    mark = np.full(n, -1, dtype=np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    tag = 0
     moves = 0
     last = np.full(n, -1, dtype=np.int64)
     for r in range(max_rounds):
@@ -100,6 +137,10 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, obj
             for t in range(nt):
                 conn[touched[t]] = 0
             if target >= 0 and (improves or overloaded(pw, maxw, a)):
+                if connected:
+                    tag += 2
+                    if not _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
+                        continue
                 move_vertex(vwgt, part, pw, v, target)
                 last[v] = r
                 moved += 1
