@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from partkit._random import derive
-from partkit.metrics import max_part_weights
+from partkit.metrics import max_part_weights, weight_bounds
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen
 from partkit.multilevel.components import partition_by_components
@@ -48,7 +48,8 @@ __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "Initia
            "PRESETS", "COARSENINGS"]
 
 
-def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None):
+def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None,
+              tpwgts=None, ubvec=None):
     """Partition ``graph`` into ``k`` parts with the multilevel k-way engine.
 
     Parameters
@@ -69,6 +70,13 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     progress : callable or None
         Called with short phase descriptions such as
         ``"coarsening level 5: 12034 vertices"``.
+    tpwgts : float array, shape (k,) or (k, ncon), optional
+        Target share of every part (per constraint), each column summing
+        to 1; default ``1 / k`` each. The initial bisections split in
+        these proportions and every part is held to ``weight_bounds``.
+    ubvec : float array, shape (ncon,), optional
+        Allowed imbalance per constraint as in METIS (``1.05``: 5 %);
+        replaces ``imbalance``.
 
     Returns
     -------
@@ -84,7 +92,12 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     ([100, 100, 100, 100], True)
     """
     ctx = _context.preset(preset, coarsening=coarsening)
-    return run(graph, int(k), max_part_weights(graph, int(k), imbalance), imbalance, ctx, seed, progress)
+    if tpwgts is None and ubvec is None:
+        return run(graph, int(k), max_part_weights(graph, int(k), imbalance), imbalance, ctx, seed, progress)
+    eps = imbalance if ubvec is None else np.asarray(ubvec, dtype=np.float64) - 1.0
+    fractions = np.full(int(k), 1.0 / int(k)) if tpwgts is None else tpwgts
+    maxw = weight_bounds(graph.total_vertex_weight(), fractions, eps)
+    return run(graph, int(k), maxw, float(np.min(eps)), ctx, seed, progress)
 
 
 def run(graph, k, maxw, imbalance, ctx, seed, say=None):
@@ -106,7 +119,7 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
             lambda core, core_imbalance: _best_of_runs(core, k, maxw, core_imbalance, ctx, seed, say))
     if part is None:
         part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, hierarchy)
-    if imbalance == 0:
+    if imbalance == 0 and np.all(maxw == maxw[0]):
         even_out(graph, part, k, ctx.refinement)
     return part
 

@@ -50,9 +50,12 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     runs = init.runs if k <= 16 else max(1, init.runs // 2)
     total = float(coarsest.total_vertex_weight().sum())
     bounds = level_bounds(coarsest, maxw, finest)
+    # unequal bounds (target part weights): every bisection splits in proportion to its parts' bounds
+    fractions = None if np.all(maxw == maxw[0]) else maxw[:, 0] / max(int(maxw[:, 0].sum()), 1)
     # the bisections may use the relaxed bound of the level, and at least the share of ε
-    average = coarsest.total_vertex_weight() / k
-    eps = max(imbalance * init.imbalance_share, float(np.max(bounds[0] / np.maximum(average, 1))) - 1.0, init.min_imbalance)
+    average = coarsest.total_vertex_weight() / k if fractions is None else \
+        np.outer(fractions, coarsest.total_vertex_weight())
+    eps = max(imbalance * init.imbalance_share, float(np.max(bounds / np.maximum(average, 1))) - 1.0, init.min_imbalance)
 
     def bisect(sub, fraction0, eps, bkey):
         share = float(sub.total_vertex_weight().sum()) / total if total > 0 else 1.0
@@ -62,7 +65,8 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     best, best_key = None, None
     for run in range(runs):
         run_key = derive(key, run)
-        part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key, threads=bisection_threads())
+        part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key, fractions=fractions,
+                                   threads=bisection_threads())
         refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"))
         rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)),
                 edge_cut(coarsest.xadj, coarsest.adjncy, coarsest.adjwgt, part))

@@ -116,7 +116,7 @@ def check_refine(refine):
     return refine
 
 
-def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, threads=1):
+def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=None, threads=1):
     """Partition ``graph`` into ``k`` parts by recursive bisection.
 
     Parameters
@@ -132,6 +132,9 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, threads=1):
         Seeds every bisection: the split of the sub-problem holding parts
         ``offset .. offset + kk - 1`` gets the stream ``derive(seed, offset, kk)``
         (:mod:`partkit._random`), whatever order the sub-problems run in.
+    fractions : array_like of float, shape (k,), optional
+        Target share of every part (default ``1 / k`` each); each split then
+        targets the share of the parts on its side.
     threads : int
         The independent sub-problems of a recursion level are bisected by
         this many Python threads (``bisect`` must release the GIL for this
@@ -144,7 +147,10 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, threads=1):
         Part ids in ``[0, k)``.
     """
     part = np.zeros(graph.n, dtype=np.int64)
-    bound = max_part_weights(graph, k, imbalance)[0].astype(np.float64)
+    if fractions is None:
+        bounds = max_part_weights(graph, k, imbalance).astype(np.float64)
+    else:
+        bounds = weight_bounds(graph.total_vertex_weight(), fractions, imbalance).astype(np.float64)
 
     def final(task):
         """Whether a sub-problem is a set of final parts (then they are written)."""
@@ -159,8 +165,10 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, threads=1):
         """The two halves of a bisected sub-problem."""
         sub, ids, kk, offset = task
         k0 = kk // 2
-        eps = level_imbalance(sub.total_vertex_weight(), bound, kk)
-        side = np.asarray(bisect(sub, k0 / kk, eps, derive(seed, offset, kk)), dtype=np.int64)
+        eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].sum(axis=0), kk)
+        fraction0 = k0 / kk if fractions is None else \
+            bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
+        side = np.asarray(bisect(sub, fraction0, eps, derive(seed, offset, kk)), dtype=np.int64)
         (on0, sub0), (on1, sub1) = split_graph(sub, side)
         return (sub0, ids[on0], k0, offset), (sub1, ids[on1], kk - k0, offset + k0)
 
@@ -203,14 +211,14 @@ def split_graph(graph, side):
     return out
 
 
-def level_imbalance(total, bound, kk):
-    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts."""
+def level_imbalance(total, room, kk):
+    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts of summed bound ``room``."""
     depth = max(1, math.ceil(math.log2(kk)))
     total = np.asarray(total, dtype=np.float64)
     positive = total > 0
     if not np.any(positive):
         return 0.0
-    ratio = float(np.min(bound[positive] * kk / total[positive]))
+    ratio = float(np.min(room[positive] / total[positive]))
     return max(0.0, ratio ** (1.0 / depth) - 1.0)
 
 
