@@ -37,6 +37,7 @@ COMMANDS = [
     "partkit.cli.balance",
     "partkit.cli.repartition",
     "partkit.cli.order",
+    "partkit.cli.info",
 ]
 
 

@@ -36,6 +36,9 @@ def register(subparsers):
     parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     parser.add_argument("--preset", choices=["fast", "default", "strong"],
                         help="speed/quality trade-off, for methods that have one")
+    parser.add_argument("--threads", type=integer(0, 4096), default=None, metavar="N",
+                        help="threads of the multilevel method (default: every core this process may use; "
+                             "the partition is the same for any N)")
     parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
     parser.add_argument("--tpwgts", type=fractions, metavar="F,F,...",
                         help="target share of every part (k fractions summing to 1, e.g. 0.5,0.25,0.25; with "
@@ -92,8 +95,9 @@ def run(args):
     if mesh_output and mesh is None:
         raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
     printer = progress_printer(args.quiet or args.json)
-    options = method_options(args.method, {"preset": args.preset, "refine": args.refine, "tpwgts": args.tpwgts,
-                                           "ubvec": args.ubvec}, args.option, printer)
+    flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads, "tpwgts": args.tpwgts,
+             "ubvec": args.ubvec}
+    options = method_options(args.method, flags, args.option, printer)
     fixed = None if args.fixed is None else read_partition(args.fixed, graph.n, args.k, free=True)
     start = time.perf_counter()
     with compile_notice(printer is not None):

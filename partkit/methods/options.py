@@ -134,6 +134,8 @@ OPTIONS = {
                "clustering on graphs with skewed degrees", choices=("auto", "matching", "clustering")),
         Option("progress", callable, None, "called with phase messages", cli=False),
         *TARGETS,
+        Option("threads", int, 0, "threads (0: every core this process may use; the partition is the same "
+               "for any count)", low=0, high=4096),
     ),
     "block": (),
     "metis": (Option("recursive", bool, False, "recursive bisection instead of k-way"), *TARGETS),

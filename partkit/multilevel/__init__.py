@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from partkit._random import derive
+from partkit._threads import using_threads
 from partkit.metrics import max_part_weights, weight_bounds
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen
@@ -41,7 +42,7 @@ from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext,
                                         RefinementContext, preset)
 from partkit.multilevel.initial import initial_partition
 from partkit.multilevel.kernels.initial_packing import component_labels
-from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
+from partkit.multilevel.kernels.refinement_moves import parallel_edge_cut, part_weights
 from partkit.multilevel.refinement import even_out, refine, uncoarsen
 
 __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "InitialContext", "RefinementContext",
@@ -49,7 +50,7 @@ __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "Initia
 
 
 def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None,
-              tpwgts=None, ubvec=None):
+              tpwgts=None, ubvec=None, threads=0):
     """Partition ``graph`` into ``k`` parts with the multilevel k-way engine.
 
     Parameters
@@ -77,6 +78,12 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     ubvec : float array, shape (ncon,), optional
         Allowed imbalance per constraint as in METIS (``1.05``: 5 %);
         replaces ``imbalance``.
+    threads : int, default 0
+        Threads of the parallel kernels (coarsening, contraction,
+        refinement); 0 means every core this process may use
+        (:func:`partkit._threads.resolve_threads`). The partition does not
+        depend on it: the same seed gives the same partition for any
+        thread count.
 
     Returns
     -------
@@ -93,11 +100,13 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     """
     ctx = _context.preset(preset, coarsening=coarsening)
     if tpwgts is None and ubvec is None:
-        return run(graph, int(k), max_part_weights(graph, int(k), imbalance), imbalance, ctx, seed, progress)
-    eps = imbalance if ubvec is None else np.asarray(ubvec, dtype=np.float64) - 1.0
-    fractions = np.full(int(k), 1.0 / int(k)) if tpwgts is None else tpwgts
-    maxw = weight_bounds(graph.total_vertex_weight(), fractions, eps)
-    return run(graph, int(k), maxw, float(np.min(eps)), ctx, seed, progress)
+        maxw, eps = max_part_weights(graph, int(k), imbalance), imbalance
+    else:
+        eps = imbalance if ubvec is None else np.asarray(ubvec, dtype=np.float64) - 1.0
+        fractions = np.full(int(k), 1.0 / int(k)) if tpwgts is None else tpwgts
+        maxw, eps = weight_bounds(graph.total_vertex_weight(), fractions, eps), float(np.min(eps))
+    with using_threads(threads):
+        return run(graph, int(k), maxw, eps, ctx, seed, progress)
 
 
 def run(graph, k, maxw, imbalance, ctx, seed, say=None):
@@ -174,4 +183,4 @@ def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say):
 def _rank(graph, part, maxw):
     """Balanced first, then the lower cut."""
     over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
-    return over, int(edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))
+    return over, int(parallel_edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))

@@ -21,13 +21,14 @@ can still be balanced.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from partkit._random import derive, permutation
 from partkit.graph import Graph
-from partkit.multilevel.kernels.coarsening_clustering import label_propagation_clustering
+from partkit.multilevel.kernels.coarsening_clustering import parallel_label_propagation_clustering
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
-from partkit.multilevel.kernels.coarsening_matching import group_isolated, heavy_edge_matching, two_hop_matching
+from partkit.multilevel.kernels.coarsening_matching import group_isolated, parallel_matching, two_hop_matching
 
 
 class Hierarchy:
@@ -114,21 +115,35 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
 
 def coarse_map(g, maxvw, group, ctx, clustering, key):
     """One coarsening step: ``(cmap, nc)``."""
-    order = permutation(g.n, key)
+    order = _LazyOrder(g.n, key)
     if not clustering:
-        match = heavy_edge_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group)
+        match = parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, derive(key, "matching"),
+                                  ctx.matching_rounds)
         single = int(np.count_nonzero(match == np.arange(g.n)))
         if single > ctx.two_hop_share * g.n:
-            two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, match)
+            two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order.get(), group, match)
         cmap, nc = _compact(g, np.minimum(match, np.arange(g.n)), maxvw, order, group)
         if nc <= ctx.cluster_fallback * g.n:
             return cmap, nc
-    labels = label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group,
-                                          ctx.cluster_rounds)
+    labels = parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order.get(), group,
+                                                   ctx.cluster_rounds, ctx.cluster_batches, numba.get_num_threads())
     return _compact(g, labels, maxvw, order, group)
 
 
+class _LazyOrder:
+    """The random visiting order of a level, drawn only when a step needs it."""
+
+    def __init__(self, n, key):
+        self.n, self.key, self.order = n, key, None
+
+    def get(self):
+        if self.order is None:
+            self.order = permutation(self.n, self.key)
+        return self.order
+
+
 def _compact(g, labels, maxvw, order, group):
-    """Merge the isolated vertices, then number the clusters ``0..nc-1``."""
-    group_isolated(g.xadj, g.vwgt, maxvw, order, group, labels)
+    """Merge the isolated vertices (if any), then number the clusters ``0..nc-1``."""
+    if g.n and int(np.diff(g.xadj).min()) == 0:
+        group_isolated(g.xadj, g.vwgt, maxvw, order.get(), group, labels)
     return compact_labels(labels)

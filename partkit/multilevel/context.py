@@ -48,8 +48,13 @@ class CoarseningContext:
         Two-hop matching runs when more than this share of the vertices stay unmatched.
     cluster_fallback : float
         Clustering replaces a matching that shrinks the graph to more than this fraction.
+    matching_rounds : int
+        Rounds of the parallel matching (locally dominant edges) at most.
     cluster_rounds : int
         Label-propagation sweeps of one clustering step.
+    cluster_batches : int
+        Batches of a sweep: the vertices of a batch choose their cluster in
+        parallel from the labels left by the previous batch.
     skew : float
         ``auto`` picks clustering when the maximum degree exceeds ``skew``
         times the average degree (and the graph has over 1000 vertices).
@@ -61,7 +66,9 @@ class CoarseningContext:
     stall_ratio: float = 0.95
     two_hop_share: float = 0.25
     cluster_fallback: float = 0.9
+    matching_rounds: int = 8
     cluster_rounds: int = 3
+    cluster_batches: int = 16
     skew: float = 20.0
 
 
@@ -115,6 +122,8 @@ class RefinementContext:
         paths of parts when no direct move fits), ``lp`` is boundary label
         propagation, ``fm`` k-way FM with rollback.
     lp_rounds : int
+    lp_batches : int
+        Batches of a label-propagation sweep (rated in parallel, moved in order).
     fm_passes : int
     fm_max_bad : int
     fm_bad_share : float
@@ -130,6 +139,7 @@ class RefinementContext:
 
     algorithms: tuple = ("balance", "lp", "fm")
     lp_rounds: int = 4
+    lp_batches: int = 16
     fm_passes: int = 2
     fm_max_bad: int = 1000
     fm_bad_share: float = 0.1

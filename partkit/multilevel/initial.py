@@ -109,11 +109,13 @@ def best_grown_bisection(graph, maxw, target0, starts, key, npasses, max_bad):
 
 
 def bisection_threads():
-    """Threads for the independent bisections: Numba's thread count where its threading layer
-    lets kernels run from several threads at once (OpenMP, TBB), else 1 (workqueue)."""
+    """Threads for the independent bisections: Numba's thread count of the calling thread where the
+    threading layer lets kernels run from several threads at once (OpenMP), else 1 (workqueue)."""
     import numba
-    threads = numba.get_num_threads()  # also starts the threading layer
-    return threads if threads > 1 and numba.threading_layer() in ("omp", "tbb") else 1
+
+    from partkit._threads import threading_layer
+    threads = numba.get_num_threads()
+    return threads if threads > 1 and threading_layer() == "omp" else 1
 
 
 def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tries):

@@ -12,7 +12,8 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
     boundary label propagation (:func:`kernels.refinement_moves.label_propagation_refine`);
 ``fm``
     k-way FM with a max-gain queue and rollback to the best prefix
-    (:func:`kernels.refinement_fm.kway_fm_refine`).
+    (:func:`kernels.refinement_fm.kway_fm_refine`; :func:`kway_fm` rates the
+    candidates of a pass in parallel).
 
 No ``lp`` or ``fm`` move breaks the bound. On coarse levels the bound is
 relaxed by the heaviest vertex of the level (less one), as KaMinPar does:
@@ -22,12 +23,15 @@ the moves that the finer levels can still balance.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
+from partkit._heap import new_heap
 from partkit._random import derive, permutation
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
-from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
-from partkit.multilevel.kernels.refinement_moves import boundary_vertices, label_propagation_refine, part_weights
+from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
+from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
+                                                        part_weights)
 
 
 def level_bounds(graph, maxw, finest):
@@ -63,14 +67,43 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
                 candidates = None
             continue
         if candidates is None:
-            candidates = boundary_vertices(g.xadj, g.adjncy, part)
+            candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, numba.get_num_threads())
         order = candidates[permutation(candidates.size, derive(key, name))]
         if name == "lp":
-            label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds)
+            parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.lp_rounds,
+                                              ctx.lp_batches, numba.get_num_threads())
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
-            kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, order, ctx.fm_passes, max_bad,
-                           fm_degree_limit(g.xadj, ctx))
+            kway_fm(g, part, pw, maxw, order, ctx.fm_passes, max_bad, fm_degree_limit(g.xadj, ctx))
+
+
+def kway_fm(g, part, pw, maxw, candidates, npasses, max_bad, degree_limit):
+    """:func:`kernels.refinement_fm.kway_fm_refine`, with the candidates found and rated in parallel.
+
+    The same moves as the sequential kernel: only the rating of the
+    candidates that starts a pass (and the boundary scan of later passes)
+    runs on several threads; the passes themselves are sequential.
+    """
+    nthreads = numba.get_num_threads()
+    n, k = g.n, maxw.shape[0]
+    conn = np.full(k, -1, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    items, keys, pos, size = new_heap(n)
+    locked = np.zeros(n, dtype=np.bool_)
+    moved_v = np.empty(n, dtype=np.int64)
+    moved_from = np.empty(n, dtype=np.int64)
+    total = 0
+    for npass in range(npasses):
+        if npass > 0:
+            candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, nthreads)
+        targets, gains = parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates,
+                                                  degree_limit, nthreads)
+        best = fm_pass(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, targets, gains, max_bad,
+                       degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched)
+        total += best
+        if best <= 0:
+            break
+    return total
 
 
 def fm_degree_limit(xadj, ctx):
@@ -119,7 +152,7 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
             say(f"refining level {depth}: {fine.n} vertices")
         # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
         on_boundary = np.zeros(coarse.n, dtype=bool)
-        on_boundary[boundary_vertices(coarse.xadj, coarse.adjncy, part)] = True
+        on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part, numba.get_num_threads())] = True
         part = part[cmap]
         refine(fine, part, level_bounds(fine, maxw, depth == 0), ctx, derive(key, depth),
                np.flatnonzero(on_boundary[cmap]))

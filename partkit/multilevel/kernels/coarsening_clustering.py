@@ -7,7 +7,7 @@ than a matching (a star collapses in one round), as in KaMinPar.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True, nogil=True)
@@ -76,6 +76,99 @@ def label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group
                     best_rating = r
             rating[own] = 0
             if best != own:
+                for c in range(ncon):
+                    cw[own, c] -= vwgt[v, c]
+                    cw[best, c] += vwgt[v, c]
+                labels[v] = best
+                moved += 1
+        if moved == 0:
+            break
+    return labels
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, rounds, batches,
+                                          nchunks):
+    """:func:`label_propagation_clustering` in parallel, with the same result for any thread count.
+
+    Each sweep visits ``order`` in ``batches`` consecutive batches (a fixed
+    number, not the thread count). Within a batch every vertex picks its
+    best cluster in parallel, reading the labels and cluster weights left
+    by the previous batch; the moves are then made one by one in visiting
+    order, each only if the cluster still has room. ``nchunks`` (the
+    thread count) only splits a batch between threads, each with its own
+    rating array.
+
+    Returns
+    -------
+    labels : int64 array, shape (n,)
+        Cluster id of every vertex (a vertex id, not compacted).
+    """
+    n = xadj.size - 1
+    ncon = vwgt.shape[1]
+    labels = np.arange(n, dtype=np.int64)
+    cw = vwgt.copy()
+    nchunks = max(nchunks, 1)
+    rating = np.zeros((nchunks, n), dtype=np.int64)
+    touched = np.empty((nchunks, n), dtype=np.int64)
+    proposal = np.empty(n, dtype=np.int64)
+    check_group = False
+    for v in range(1, n):
+        if group[v] != group[0]:
+            check_group = True
+            break
+    for _ in range(rounds):
+        moved = 0
+        for b in range(batches):
+            lo = b * n // batches
+            hi = (b + 1) * n // batches
+            for chunk in prange(nchunks):
+                rate = rating[chunk]
+                seen = touched[chunk]
+                for idx in range(lo + chunk * (hi - lo) // nchunks, lo + (chunk + 1) * (hi - lo) // nchunks):
+                    v = order[idx]
+                    own = labels[v]
+                    nt = 0
+                    for e in range(xadj[v], xadj[v + 1]):
+                        u = adjncy[e]
+                        if check_group and group[u] != group[v]:
+                            continue
+                        lab = labels[u]
+                        if rate[lab] == 0:
+                            seen[nt] = lab
+                            nt += 1
+                        rate[lab] += adjwgt[e]
+                    best = own
+                    best_rating = rate[own]
+                    for t in range(nt):
+                        lab = seen[t]
+                        r = rate[lab]
+                        rate[lab] = 0
+                        if lab == own or r <= best_rating:
+                            continue
+                        fits = True
+                        for c in range(ncon):
+                            if cw[lab, c] + vwgt[v, c] > maxcw[c]:
+                                fits = False
+                                break
+                        if fits:
+                            best = lab
+                            best_rating = r
+                    rate[own] = 0
+                    proposal[idx] = best
+            for idx in range(lo, hi):
+                v = order[idx]
+                best = proposal[idx]
+                own = labels[v]
+                if best == own:
+                    continue
+                fits = True
+                for c in range(ncon):
+                    if cw[best, c] + vwgt[v, c] > maxcw[c]:
+                        fits = False
+                        break
+                if not fits:
+                    continue
                 for c in range(ncon):
                     cw[own, c] -= vwgt[v, c]
                     cw[best, c] += vwgt[v, c]

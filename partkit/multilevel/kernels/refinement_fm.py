@@ -8,7 +8,7 @@ vertex moves at most once per pass; passes repeat while they improve.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from partkit._heap import heap_clear, heap_pop, heap_remove, heap_set, new_heap
 from partkit.multilevel.kernels.refinement_moves import best_move, boundary_vertices, move_vertex
@@ -56,62 +56,103 @@ def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npass
     moved_v = np.empty(n, dtype=np.int64)
     moved_from = np.empty(n, dtype=np.int64)
     total = 0
-    work_per_pass = 8 * adjncy.size
     for npass in range(npasses):
         if npass > 0:
             candidates = boundary_vertices(xadj, adjncy, part)
+        targets = np.empty(candidates.size, dtype=np.int64)
+        gains = np.empty(candidates.size, dtype=np.int64)
         for idx in range(candidates.size):
-            v = candidates[idx]
-            if xadj[v + 1] - xadj[v] > degree_limit:
-                continue
-            target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
-            if target >= 0:
-                heap_set(items, keys, pos, size, v, gain)
-        nmoves = 0
-        current = 0
-        best = 0
-        best_moves = 0
-        bad = 0
-        work = 0
-        while size[0] > 0 and work <= work_per_pass:
-            popped = keys[0]
-            v = heap_pop(items, keys, pos, size)
-            target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
-            if target < 0:
-                continue
-            if gain < popped:  # stale key (a part filled up): queue again
-                heap_set(items, keys, pos, size, v, gain)
-                continue
-            moved_v[nmoves] = v
-            moved_from[nmoves] = part[v]
-            nmoves += 1
-            move_vertex(vwgt, part, pw, v, target)
-            locked[v] = True
-            current += gain
-            if current > best:
-                best = current
-                best_moves = nmoves
-                bad = 0
-            else:
-                bad += 1
-                if bad > max_bad_moves:
-                    break
-            for e in range(xadj[v], xadj[v + 1]):
-                u = adjncy[e]
-                if locked[u] or xadj[u + 1] - xadj[u] > degree_limit:
-                    continue
-                work += xadj[u + 1] - xadj[u]
-                t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
-                if t2 >= 0:
-                    heap_set(items, keys, pos, size, u, g2)
-                else:
-                    heap_remove(items, keys, pos, size, u)
-        heap_clear(items, keys, pos, size)
-        for i in range(nmoves - 1, best_moves - 1, -1):
-            move_vertex(vwgt, part, pw, moved_v[i], moved_from[i])
-        for i in range(nmoves):
-            locked[moved_v[i]] = False
+            targets[idx], gains[idx] = rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates[idx],
+                                                      degree_limit, conn, touched)
+        best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gains, max_bad_moves,
+                       degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched)
         total += best
         if best <= 0:
             break
     return total
+
+
+@njit(cache=True)
+def rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, degree_limit, conn, touched):
+    """``(target, gain)`` of ``v``'s best move, target -1 when there is none or ``v`` is a hub."""
+    if xadj[v + 1] - xadj[v] > degree_limit:
+        return -1, 0
+    return best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+
+
+@njit(parallel=True, cache=True)
+def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, nchunks):
+    """:func:`rate_candidate` of every candidate, in ``nchunks`` ranges in parallel: ``(targets, gains)``."""
+    k = pw.shape[0]
+    nchunks = max(nchunks, 1)
+    size = candidates.size
+    targets = np.empty(size, dtype=np.int64)
+    gains = np.empty(size, dtype=np.int64)
+    for chunk in prange(nchunks):
+        conn = np.full(k, -1, dtype=np.int64)
+        touched = np.empty(k, dtype=np.int64)
+        for idx in range(chunk * size // nchunks, (chunk + 1) * size // nchunks):
+            targets[idx], gains[idx] = rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates[idx],
+                                                      degree_limit, conn, touched)
+    return targets, gains
+
+
+@njit(cache=True)
+def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gains, max_bad_moves, degree_limit,
+            items, keys, pos, size, locked, moved_v, moved_from, conn, touched):
+    """One k-way FM pass from rated candidates (``targets``, ``gains``); returns its cut reduction.
+
+    ``items, keys, pos, size`` is an empty heap over the vertices
+    (:func:`partkit._heap.new_heap`), ``locked`` all False, ``moved_v``
+    and ``moved_from`` scratch of length n, ``conn`` all -1 and
+    ``touched`` scratch of length k; all are left so.
+    """
+    for idx in range(candidates.size):
+        if targets[idx] >= 0:
+            heap_set(items, keys, pos, size, candidates[idx], gains[idx])
+    work_per_pass = 8 * adjncy.size
+    nmoves = 0
+    current = 0
+    best = 0
+    best_moves = 0
+    bad = 0
+    work = 0
+    while size[0] > 0 and work <= work_per_pass:
+        popped = keys[0]
+        v = heap_pop(items, keys, pos, size)
+        target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+        if target < 0:
+            continue
+        if gain < popped:  # stale key (a part filled up): queue again
+            heap_set(items, keys, pos, size, v, gain)
+            continue
+        moved_v[nmoves] = v
+        moved_from[nmoves] = part[v]
+        nmoves += 1
+        move_vertex(vwgt, part, pw, v, target)
+        locked[v] = True
+        current += gain
+        if current > best:
+            best = current
+            best_moves = nmoves
+            bad = 0
+        else:
+            bad += 1
+            if bad > max_bad_moves:
+                break
+        for e in range(xadj[v], xadj[v + 1]):
+            u = adjncy[e]
+            if locked[u] or xadj[u + 1] - xadj[u] > degree_limit:
+                continue
+            work += xadj[u + 1] - xadj[u]
+            t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
+            if t2 >= 0:
+                heap_set(items, keys, pos, size, u, g2)
+            else:
+                heap_remove(items, keys, pos, size, u)
+    heap_clear(items, keys, pos, size)
+    for i in range(nmoves - 1, best_moves - 1, -1):
+        move_vertex(vwgt, part, pw, moved_v[i], moved_from[i])
+    for i in range(nmoves):
+        locked[moved_v[i]] = False
+    return best

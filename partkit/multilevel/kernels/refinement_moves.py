@@ -7,7 +7,7 @@ made when the target part stays within its bound.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True)
@@ -203,5 +203,124 @@ def edge_cut(xadj, adjncy, adjwgt, part):
     for v in range(xadj.size - 1):
         for e in range(xadj[v], xadj[v + 1]):
             if part[adjncy[e]] != part[v]:
+                cut += adjwgt[e]
+    return cut // 2
+
+
+@njit(cache=True)
+def _lp_accepts(vwgt, part, pw, v, target, gain):
+    """Label propagation's rule: a move that lowers the cut, or keeps it and evens out the two parts."""
+    if target < 0 or gain < 0:
+        return False
+    if gain > 0:
+        return True
+    own = part[v]
+    for c in range(vwgt.shape[1]):
+        if pw[own, c] - vwgt[v, c] < pw[target, c] + vwgt[v, c]:
+            return False
+    return True
+
+
+@njit(parallel=True, cache=True)
+def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, rounds, batches,
+                                      nchunks):
+    """:func:`label_propagation_refine` in parallel, with the same result for any thread count.
+
+    A sweep visits its vertices in ``batches`` consecutive batches (a fixed
+    number). Within a batch the vertices are rated in parallel against the
+    partition left by the previous batch; those whose best move passes
+    the rule are then rated again and moved one by one in visiting order
+    (so every move is exact and respects the bound). ``nchunks`` (the
+    thread count) only splits a batch between threads.
+
+    Returns
+    -------
+    int
+        Total cut reduction.
+    """
+    n = xadj.size - 1
+    k = pw.shape[0]
+    nchunks = max(nchunks, 1)
+    conn = np.full((nchunks, k), -1, dtype=np.int64)
+    touched = np.empty((nchunks, k), dtype=np.int64)
+    queued = np.zeros(n, dtype=np.bool_)
+    current = candidates.copy()
+    following = np.empty(n, dtype=np.int64)
+    wants = np.zeros(max(candidates.size, 1), dtype=np.bool_)
+    improvement = 0
+    for _ in range(rounds):
+        nnext = 0
+        size = current.size
+        if wants.size < size:
+            wants = np.zeros(size, dtype=np.bool_)
+        for b in range(batches):
+            lo = b * size // batches
+            hi = (b + 1) * size // batches
+            for chunk in prange(nchunks):
+                for idx in range(lo + chunk * (hi - lo) // nchunks, lo + (chunk + 1) * (hi - lo) // nchunks):
+                    v = current[idx]
+                    target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn[chunk],
+                                             touched[chunk])
+                    wants[idx] = _lp_accepts(vwgt, part, pw, v, target, gain)
+            for idx in range(lo, hi):
+                if not wants[idx]:
+                    continue
+                v = current[idx]
+                target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn[0], touched[0])
+                if not _lp_accepts(vwgt, part, pw, v, target, gain):
+                    continue
+                move_vertex(vwgt, part, pw, v, target)
+                improvement += gain
+                for e in range(xadj[v], xadj[v + 1]):
+                    u = adjncy[e]
+                    if not queued[u]:
+                        queued[u] = True
+                        following[nnext] = u
+                        nnext += 1
+        if nnext == 0:
+            break
+        for idx in range(nnext):
+            queued[following[idx]] = False
+        current = following[:nnext].copy()
+    return improvement
+
+
+@njit(parallel=True, cache=True)
+def parallel_boundary_vertices(xadj, adjncy, part, nchunks):
+    """:func:`boundary_vertices` in ``nchunks`` ranges in parallel (same output)."""
+    n = xadj.size - 1
+    nchunks = max(min(nchunks, n), 1)
+    flag = np.zeros(n, dtype=np.bool_)
+    counts = np.zeros(nchunks + 1, dtype=np.int64)
+    for chunk in prange(nchunks):
+        count = 0
+        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
+            p = part[v]
+            for e in range(xadj[v], xadj[v + 1]):
+                if part[adjncy[e]] != p:
+                    flag[v] = True
+                    count += 1
+                    break
+        counts[chunk + 1] = count
+    for chunk in range(nchunks):
+        counts[chunk + 1] += counts[chunk]
+    out = np.empty(counts[nchunks], dtype=np.int64)
+    for chunk in prange(nchunks):
+        pos = counts[chunk]
+        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
+            if flag[v]:
+                out[pos] = v
+                pos += 1
+    return out
+
+
+@njit(parallel=True, cache=True)
+def parallel_edge_cut(xadj, adjncy, adjwgt, part):
+    """:func:`edge_cut` as a parallel sum."""
+    cut = 0
+    for v in prange(xadj.size - 1):
+        p = part[v]
+        for e in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[e]] != p:
                 cut += adjwgt[e]
     return cut // 2

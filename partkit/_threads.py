@@ -1,0 +1,148 @@
+"""Threads: how many a call uses, and Numba's threading layer, chosen in one place.
+
+``threads=None`` (the default of :func:`partkit.partition` and ``--threads``)
+means the cores this process may run on (``os.sched_getaffinity``), capped
+by the size of Numba's thread pool (``NUMBA_NUM_THREADS``, fixed when Numba
+is imported; set that variable to run more threads than cores).
+
+The threading layer is chosen explicitly before the first parallel kernel
+runs (:func:`threading_layer`): ``omp`` (GNU OpenMP, thread-safe: parallel
+kernels may be called from several Python threads) when it loads, else
+``workqueue``; ``tbb`` is not used. ``PARTKIT_THREADING_LAYER`` overrides
+the choice. ``partkit info`` reports it.
+
+Results never depend on the thread count: the parallel kernels compute
+from read-only state and apply in a fixed order, or resolve conflicts by
+a counter-based hash (:mod:`partkit._random`), never by scheduling.
+
+Examples
+--------
+>>> from partkit._threads import resolve_threads, using_threads
+>>> resolve_threads(1)
+1
+>>> with using_threads(1) as n:
+...     n
+1
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+import os
+import threading
+
+#: Layers tried in this order (``tbb`` is left out: not a dependency).
+LAYERS = ("omp", "workqueue")
+
+_lock = threading.Lock()
+_layer = None
+
+
+def available_cores():
+    """The number of cores this process may run on."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # not Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+def max_threads():
+    """The size of Numba's thread pool: no call can use more threads."""
+    from numba import config
+
+    return int(config.NUMBA_NUM_THREADS)
+
+
+def resolve_threads(threads=None):
+    """The thread count a call with ``threads`` uses: ``None`` or 0 means every available core.
+
+    Raises
+    ------
+    partkit.InputError
+        For a negative or non-integer ``threads``.
+    """
+    from partkit.errors import InputError
+
+    if threads is None:
+        threads = 0
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise InputError(f"threads must be a non-negative integer, got {threads!r}")
+    threads = int(threads)
+    if threads < 0:
+        raise InputError(f"threads must be a non-negative integer, got {threads}")
+    if threads == 0:
+        threads = available_cores()
+    return max(1, min(threads, max_threads()))
+
+
+def threading_layer():
+    """Choose (once) and return the name of Numba's threading layer: ``omp``, else ``workqueue``."""
+    global _layer
+    if _layer is not None:
+        return _layer
+    with _lock:
+        if _layer is None:
+            from numba import config
+            from numba.np.ufunc import parallel
+
+            wanted = os.environ.get("PARTKIT_THREADING_LAYER", "").strip().lower()
+            order = (wanted,) if wanted in LAYERS else LAYERS
+            chosen = "workqueue"
+            for name in order:
+                if name == "workqueue" or _loads(name):
+                    chosen = name
+                    break
+            if not parallel._is_initialized:
+                config.THREADING_LAYER = chosen
+                parallel._launch_threads()
+            _layer = parallel._threading_layer or chosen
+    return _layer
+
+
+def _loads(name):
+    try:
+        if name == "omp":
+            from numba.np.ufunc import omppool  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@contextlib.contextmanager
+def using_threads(threads=None):
+    """Run the body with Numba's thread count set to ``resolve_threads(threads)``; yields that count.
+
+    The previous count of the calling Python thread is restored on exit
+    (Numba's count is per Python thread). BLAS libraries are limited to one
+    thread for the duration when ``threadpoolctl`` is installed (the engine
+    itself calls no BLAS routine).
+    """
+    import numba
+
+    n = resolve_threads(threads)
+    threading_layer()
+    previous = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        with _blas_limited():
+            yield n
+    finally:
+        numba.set_num_threads(previous)
+
+
+def _blas_limited():
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def info():
+    """What ``partkit info`` prints about threads: a dict."""
+    import numba
+
+    return {"threading_layer": threading_layer(), "default_threads": resolve_threads(None),
+            "available_cores": available_cores(), "numba_pool_threads": max_threads(),
+            "numba": numba.__version__}

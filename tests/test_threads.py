@@ -1,0 +1,123 @@
+"""Threads: the same partition for any thread count, the --threads flag and its default, ``partkit info``."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import partkit
+from partkit._threads import available_cores, resolve_threads, using_threads
+from partkit.errors import InputError
+from partkit.generators import barabasi_albert, delaunay, grid2d, tet_mesh3d
+from partkit.metrics import max_part_weights, part_weights
+from partkit.multilevel.kernels.coarsening_contraction import contract_ranges
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+GRAPHS = {
+    "mesh2d": lambda: delaunay(20000, seed=3),          # matching path
+    "tet3d": lambda: tet_mesh3d(8000, seed=1),           # matching path, 3D
+    "powerlaw": lambda: barabasi_albert(20000, 3, seed=2),  # clustering path
+}
+
+
+def _partition(graph, k, threads, **options):
+    return partkit.partition(graph, k, imbalance=0.03, seed=7, threads=threads, **options)
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+@pytest.mark.parametrize("k", [2, 16])
+def test_same_partition_for_one_and_two_threads(name, k):
+    g = GRAPHS[name]()
+    one = _partition(g, k, 1)
+    two = _partition(g, k, 2)
+    assert np.array_equal(one, two)
+    assert np.all(part_weights(g, two, k) <= max_part_weights(g, k, 0.03))
+    assert set(np.unique(two).tolist()) == set(range(k))
+
+
+def test_strong_preset_and_zero_imbalance_same_for_any_threads():
+    g = grid2d(60, 50)
+    for options in ({"preset": "strong"}, {"imbalance": 0.0}, {"coarsening": "clustering"}):
+        imbalance = options.pop("imbalance", 0.03)
+        runs = [partkit.partition(g, 6, imbalance=imbalance, seed=1, threads=t, **options) for t in (1, 2)]
+        assert np.array_equal(runs[0], runs[1])
+        assert np.all(part_weights(g, runs[0], 6) <= max_part_weights(g, 6, imbalance))
+
+
+def test_contraction_independent_of_ranges():
+    g = delaunay(5000, seed=1)
+    rng = np.random.default_rng(0)
+    cmap = np.sort(rng.integers(0, 1500, g.n))
+    cmap = np.unique(cmap, return_inverse=True)[1].astype(np.int64)[rng.permutation(g.n)]
+    nc = int(cmap.max()) + 1
+    outs = [contract_ranges(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc, chunks) for chunks in (1, 2, 3, 7)]
+    for out in outs[1:]:
+        assert all(np.array_equal(a, b) for a, b in zip(outs[0], out))
+    cxadj, cadjncy, cadjwgt, cvwgt = outs[0]
+    assert cvwgt.sum() == g.n and cadjwgt.sum() == g.adjwgt[cmap[g.adjncy] != np.repeat(cmap, np.diff(g.xadj))].sum()
+
+
+def test_three_threads_oversubscribed_same_partition(tmp_path):
+    """NUMBA_NUM_THREADS=3 on any machine: 1, 2 and 3 threads give one partition."""
+    script = ("import sys, numpy as np, partkit\n"
+              "from partkit.generators import delaunay, barabasi_albert\n"
+              "for g in (delaunay(20000, seed=3), barabasi_albert(20000, 3, seed=2)):\n"
+              "    parts = [partkit.partition(g, 8, seed=5, threads=t) for t in (1, 2, 3)]\n"
+              "    print(all(np.array_equal(parts[0], p) for p in parts[1:]))\n")
+    env = dict(os.environ, NUMBA_NUM_THREADS="3", PYTHONPATH=ROOT)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True"]
+
+
+def test_resolve_threads_default_and_errors():
+    assert resolve_threads(None) == resolve_threads(0) == min(available_cores(), resolve_threads(4096))
+    assert resolve_threads(1) == 1
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(InputError):
+            resolve_threads(bad)
+    with pytest.raises(InputError):
+        partkit.partition(grid2d(10, 10), 2, threads=-1)
+
+
+def test_using_threads_restores_count():
+    import numba
+
+    before = numba.get_num_threads()
+    with using_threads(1) as n:
+        assert n == 1 and numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before
+
+
+def _cli(*args):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-m", "partkit", *args], env=env, capture_output=True, text=True)
+
+
+def test_cli_threads_flag_same_partition(tmp_path):
+    from partkit.io import write_metis_graph
+
+    path = str(tmp_path / "g.graph")
+    write_metis_graph(path, delaunay(5000, seed=1))
+    outs = []
+    for threads in ("1", "2", None):
+        out = str(tmp_path / f"p{threads}")
+        extra = ["--threads", threads] if threads else []
+        result = _cli("partition", path, "-k", "4", "--quiet", "-o", out, *extra)
+        assert result.returncode == 0, result.stderr
+        outs.append(np.loadtxt(out, dtype=np.int64))
+    assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
+    bad = _cli("partition", path, "-k", "4", "--threads", "-2", "-o", str(tmp_path / "x"))
+    assert bad.returncode == 2 and "--threads" in bad.stderr
+    assert "--threads" in _cli("partition", "--help").stdout
+
+
+def test_cli_info_reports_layer_and_default():
+    result = _cli("info", "--json")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["threading_layer"] in ("omp", "workqueue")
+    assert info["default_threads"] == min(info["available_cores"], info["numba_pool_threads"])
