@@ -16,6 +16,8 @@ thread count.
 import numpy as np
 from numba import njit, prange
 
+from partkit._threads import prange_only
+
 
 
 @njit(cache=True)
@@ -181,7 +183,7 @@ def _edge_order(key, u, v):
     return z ^ (z >> np.uint64(29))
 
 
-@njit(parallel=True, cache=True, nogil=True)
+@njit(parallel=prange_only(), cache=True, nogil=True)
 def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds):
     """Heavy-edge matching along locally dominant edges, in parallel rounds.
 
