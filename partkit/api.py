@@ -6,7 +6,6 @@ import warnings
 from pathlib import PurePath
 
 import numpy as np
-import scipy.sparse as sp
 
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.graph import Graph
@@ -241,10 +240,12 @@ def as_graph(data) -> Graph:
     if isinstance(data, Graph):
         return data
     try:
-        if sp.issparse(data):
-            return Graph.from_scipy(data)
+        if type(data).__module__.split(".")[0] == "scipy":  # scipy is imported only for its own objects
+            import scipy.sparse as sp
+            if sp.issparse(data):
+                return Graph.from_scipy(data)
         if isinstance(data, np.ndarray) and data.ndim == 2:
-            return Graph.from_scipy(sp.csr_matrix(data), name="array")
+            return Graph.from_scipy(data, name="array")
         if type(data).__module__.split(".")[0] == "networkx":
             return Graph.from_networkx(data)
         if isinstance(data, (tuple, list)) and len(data) == 2:

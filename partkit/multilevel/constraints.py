@@ -29,9 +29,6 @@ The moves are the kernels of :mod:`partkit.multilevel.kernels.constraints_moves`
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linear_sum_assignment
-from scipy.sparse.csgraph import connected_components
 
 from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_moves, unload
 from partkit.multilevel.context import preset
@@ -95,6 +92,7 @@ def _moves(graph, part, maxw, movable, objective, connected=False):
 
 def fix(graph, part, fixed, maxw):
     """A copy of ``part`` with every fixed vertex (``fixed >= 0``) in its part, within ``maxw`` where possible."""
+    from scipy.optimize import linear_sum_assignment
     k = maxw.shape[0]
     on = fixed >= 0
     overlap = np.zeros((k, k))
@@ -138,6 +136,8 @@ def make_contiguous(graph, part, maxw, movable):
 
 def _join_pieces(graph, part, k, movable):
     """Move, in place, every movable piece of a part to the adjacent part it is joined to most, until none moves."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
     src = graph.edge_sources()
     while True:
         inside = part[src] == part[graph.adjncy]
