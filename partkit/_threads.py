@@ -148,6 +148,31 @@ def info():
             "numba": numba.__version__}
 
 
+#: Work (vertices plus adjacency entries) below which a stage runs on one thread: a
+#: parallel region costs more than it saves on a small graph, and on a busy machine
+#: every region waits for a descheduled thread.
+PARALLEL_MIN_WORK = 1 << 17
+
+
+@contextlib.contextmanager
+def for_work(work):
+    """Run the body on one thread when ``work`` is below :data:`PARALLEL_MIN_WORK`, else unchanged.
+
+    Results do not depend on the thread count, so this only changes the time.
+    """
+    if work >= PARALLEL_MIN_WORK:
+        yield
+        return
+    import numba
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
 def prange_only():
     """Numba's ``parallel=`` options for a kernel whose only parallelism is its ``prange`` loops.
 
