@@ -81,7 +81,7 @@ def shuffle(values, count, key):
         values[j] = t
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fill_permutation(order, key):
     """Fill ``order`` with a uniformly random permutation of ``0..n-1`` from stream ``key``."""
     for i in range(order.size):
@@ -151,7 +151,7 @@ def integers(key, m, size):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill_below(out, key, m):
     for i in range(out.size):
         out[i] = below(key, i, m)

@@ -35,12 +35,6 @@ import threading
 #: Layers tried in this order (``tbb`` is left out: not a dependency).
 LAYERS = ("omp", "workqueue")
 
-#: Numba's ``parallel=`` option of partkit's kernels: only the explicit ``prange`` loops
-#: (and their reductions) run in parallel; array expressions and constructors stay
-#: sequential. Each parallel loop costs compile time, and these are cheap.
-PARALLEL = {"prange": True, "reduction": True, "comprehension": False, "inplace_binop": False,
-            "setitem": False, "numpy": False, "stencil": False, "fusion": False}
-
 _lock = threading.Lock()
 _layer = None
 
@@ -175,3 +169,41 @@ def keep_freed_memory():
         return False
     m_trim_threshold, m_mmap_max = -1, -4
     return bool(mallopt(m_mmap_max, 0)) and bool(mallopt(m_trim_threshold, 2**31 - 1))
+
+
+#: Work (vertices plus adjacency entries) below which a stage runs on one thread: a
+#: parallel region costs more than it saves on a small graph, and on a busy machine
+#: every region waits for a descheduled thread.
+PARALLEL_MIN_WORK = 1 << 17
+
+
+@contextlib.contextmanager
+def for_work(work):
+    """Run the body on one thread when ``work`` is below :data:`PARALLEL_MIN_WORK`, else unchanged.
+
+    Results do not depend on the thread count, so this only changes the time.
+    """
+    if work >= PARALLEL_MIN_WORK:
+        yield
+        return
+    import numba
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+def prange_only():
+    """Numba's ``parallel=`` options for a kernel whose only parallelism is its ``prange`` loops.
+
+    With ``parallel=True`` Numba also turns every NumPy call and array
+    expression of the kernel (``np.zeros``, ``a.copy()``, ...) into a
+    parallel loop of its own, each compiled separately: that multiplied the
+    compile time of the parallel kernels (contraction: 4.4 s against 1 s).
+    A fresh dict each call (Numba consumes it).
+    """
+    return {"comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False, "numpy": False,
+            "stencil": False, "fusion": False, "prange": True}

@@ -3,31 +3,52 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import PurePath
 
 import numpy as np
 
 from partkit.errors import InfeasibleBalanceWarning, InputError
+from partkit.graph import Graph
 from partkit.methods import DEFAULT_METHOD, get_method
 from partkit.methods.options import check_seed, validate
-from partkit.metrics import check_partition, max_part_weights, part_weights
+from partkit.metrics import check_partition, part_weights, summary, weight_bounds
 
 
-def partition(graph, k, method=None, *, imbalance=0.03, seed=0, **options):
+def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubvec=None, fixed=None,
+              contiguous=False, objective="cut", **options):
     """Partition ``graph`` into ``k`` parts.
 
     Parameters
     ----------
-    graph : partkit.Graph
+    graph : partkit.Graph, scipy sparse matrix or array, numpy array, networkx graph or (xadj, adjncy)
+        The graph; anything but a :class:`partkit.Graph` is converted by
+        :func:`as_graph`.
     k : int
         Number of parts, ``1 <= k <= graph.n`` (``k = 1`` is allowed for any n).
     method : str, optional
         A name from :data:`partkit.methods.METHODS`; default
         :data:`partkit.methods.DEFAULT_METHOD`.
     imbalance : float, default 0.03
-        Allowed imbalance ε: every part weighs at most ``(1 + ε)`` times the
-        average, per constraint (see :func:`partkit.metrics.max_part_weights`).
+        Allowed imbalance ε: every part weighs at most ``(1 + ε)`` times its
+        target, per constraint (see :func:`partkit.metrics.weight_bounds`).
     seed : int, default 0
         Random seed; the same seed gives the same partition.
+    tpwgts : array_like of float, shape (k,) or (k, ncon), optional
+        METIS ``tpwgts``: the target share of every part (per constraint),
+        each column summing to 1. Default ``1 / k``. Methods ``multilevel``
+        and ``metis``.
+    ubvec : array_like of float, shape (ncon,), optional
+        METIS ``ubvec``: the allowed imbalance per constraint, ``1.05`` for
+        5 %; replaces ``imbalance``. Methods ``multilevel`` and ``metis``.
+    fixed : array_like of int, shape (n,), optional
+        The part of every fixed vertex, -1 for a free one (a partition file
+        with -1 lines, :func:`partkit.io.read_fixed`). Every fixed vertex
+        ends in its part (:mod:`partkit.multilevel.constraints`).
+    contiguous : bool, default False
+        Make every part connected (when the graph is), as METIS ``contig``.
+    objective : {"cut", "volume"}
+        Minimise the edge cut, or then refine for the total communication
+        volume (METIS ``objtype=vol``).
     **options
         Passed to the method, after checking them against its entry in
         :data:`partkit.methods.options.OPTIONS` (name, type, range).
@@ -46,8 +67,61 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, **options):
     Raises
     ------
     InputError
-        For an invalid ``k``, ``imbalance``, ``seed``, method name or option.
+        For an input that is not a graph, an invalid ``k``, ``imbalance``,
+        ``seed``, method name, option, target weights or fixed parts.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> path = sp.diags([1, 1], [-1, 1], shape=(6, 6))  # a path of 6 vertices
+    >>> partition(path, 2, "block").tolist()
+    [0, 0, 0, 1, 1, 1]
+    >>> partition(([0, 1, 3, 4], [1, 0, 2, 1]), 3, "block").tolist()  # (xadj, adjncy)
+    [0, 1, 2]
+    >>> np.bincount(partition(path, 2, tpwgts=[1 / 3, 2 / 3], imbalance=0.0)).tolist()
+    [2, 4]
     """
+    graph, part, problem, _ = _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous,
+                                         objective, options)
+    if problem is not None:
+        warnings.warn(problem, InfeasibleBalanceWarning, stacklevel=2)
+    return part
+
+
+def partition_report(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubvec=None, fixed=None,
+                     contiguous=False, objective="cut", **options):
+    """:func:`partition` and its metrics, computed once: ``(graph, part, report)``.
+
+    ``report`` is :func:`partkit.metrics.summary` with ``balanced`` (bool),
+    ``warning`` (the balance problem, or None; nothing is warned) and
+    ``imbalance_bound`` (the largest ε allowed). With ``tpwgts`` the
+    imbalance is measured against each part's target. ``graph`` is the
+    input as a :class:`partkit.Graph`.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> _, part, report = partition_report(grid2d(4, 4), 2, "block")
+    >>> report["cut"], report["balanced"]
+    (4, True)
+    """
+    graph, part, problem, (fractions, eps) = _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed,
+                                                        contiguous, objective, options)
+    report = summary(graph, part, k)
+    if fractions is not None:
+        target = fractions * graph.total_vertex_weight()
+        ratio = np.where(target > 0, part_weights(graph, part, k) / np.maximum(target, 1e-300), 0.0)
+        per_constraint = np.maximum(ratio.max(axis=0) - 1.0, 0.0)
+        report.update(imbalance=float(per_constraint.max()), imbalance_per_constraint=per_constraint.tolist())
+    return graph, part, {**report, "balanced": problem is None, "warning": problem,
+                         "imbalance_bound": float(np.max(eps))}
+
+
+def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous, objective, options):
+    """``(graph, part, balance problem or None, (tpwgts, ε))`` after checking every argument once."""
+    from partkit.multilevel.constraints import constrain
+
+    graph = as_graph(graph)
     method = method or DEFAULT_METHOD
     k = _check_k(graph, k)
     if isinstance(imbalance, bool) or not isinstance(imbalance, (int, float, np.number)) \
@@ -55,14 +129,134 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, **options):
         raise InputError(f"imbalance must be a number in [0, 10), got {imbalance!r}")
     seed = check_seed(seed)
     function = get_method(method)
+    if tpwgts is not None:
+        options["tpwgts"] = tpwgts
+    if ubvec is not None:
+        options["ubvec"] = ubvec
     options = validate(method, options)
+    fractions = check_tpwgts(graph, k, options.get("tpwgts"))
+    eps = imbalance if options.get("ubvec") is None else check_ubvec(graph, options["ubvec"]) - 1.0
+    for name, value in (("tpwgts", fractions), ("ubvec", None if np.isscalar(eps) else eps + 1.0)):
+        if name in options:
+            options[name] = value
+    fixed = check_fixed(graph, k, fixed)
+    if not isinstance(contiguous, (bool, np.bool_)):
+        raise InputError(f"contiguous must be true or false, got {contiguous!r}")
+    if objective not in OBJECTIVES:
+        raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+    bound = weight_bounds(graph.total_vertex_weight(), np.full(k, 1.0 / k) if fractions is None else fractions, eps)
     if k == 1:
         part = np.zeros(graph.n, dtype=np.int64)
     else:
-        part = function(graph, k, imbalance=imbalance, seed=seed, **options)
-    part = check_partition(graph, part, k)
-    warn_if_unbalanced(graph, part, k, imbalance, method)
-    return part
+        part = check_partition(graph, function(graph, k, imbalance=imbalance, seed=seed, **options), k)
+        part = constrain(graph, part, bound, fixed=fixed, contiguous=bool(contiguous), objective=objective)
+    return graph, part, balance_problem(graph, part, bound, method), (fractions, eps)
+
+
+#: The objectives of :func:`partition`.
+OBJECTIVES = ("cut", "volume")
+
+
+def check_tpwgts(graph, k, tpwgts):
+    """``tpwgts`` as a (k, ncon) float array whose columns sum to 1 (None stays None).
+
+    Raises
+    ------
+    InputError
+        Unless it has k rows (and 1 or ncon columns) of non-negative
+        numbers, each column summing to 1 within 0.001.
+    """
+    if tpwgts is None:
+        return None
+    array = np.asarray(tpwgts, dtype=np.float64)
+    array = array.reshape(-1, 1) if array.ndim == 1 else array
+    if array.ndim != 2 or array.shape[0] != k or array.shape[1] not in (1, graph.ncon):
+        raise InputError(f"tpwgts must have k={k} rows of 1 or ncon={graph.ncon} fractions, got shape "
+                         f"{np.shape(tpwgts)}")
+    if array.min() < 0:
+        raise InputError("tpwgts must be non-negative")
+    sums = array.sum(axis=0)
+    if np.any(np.abs(sums - 1.0) > 1e-3):
+        raise InputError(f"tpwgts must sum to 1 (per constraint), got {sums.round(6).tolist()}")
+    return np.ascontiguousarray(np.broadcast_to(array / sums, (k, graph.ncon)))
+
+
+def check_ubvec(graph, ubvec):
+    """``ubvec`` as an (ncon,) float array of tolerances in [1, 11), else InputError."""
+    array = np.asarray(ubvec, dtype=np.float64).ravel()
+    if array.size != graph.ncon:
+        raise InputError(f"ubvec must have ncon={graph.ncon} values, got {array.size}")
+    if np.any(array < 1) or np.any(array >= 11):
+        raise InputError(f"ubvec values are tolerances in [1, 11) (1.05 allows 5%), got {array.tolist()}")
+    return array
+
+
+def check_fixed(graph, k, fixed):
+    """``fixed`` as an int64 array of n part ids in [-1, k) (-1: free), or None.
+
+    Raises
+    ------
+    InputError
+        For a wrong length, a non-integer entry or an id outside [-1, k).
+    """
+    if fixed is None:
+        return None
+    array = np.asarray(fixed)
+    if array.ndim != 1 or array.size != graph.n:
+        raise InputError(f"{graph.name}: fixed has {array.size} entries for {graph.n} vertices")
+    if array.size and (array.dtype.kind not in "iu" and not (array.dtype.kind == "f" and np.all(array == np.round(array)))):
+        raise InputError(f"{graph.name}: fixed parts must be integers (-1 for a free vertex)")
+    array = array.astype(np.int64)
+    if array.size and (array.min() < -1 or array.max() >= k):
+        bad = array[(array < -1) | (array >= k)][0]
+        raise InputError(f"{graph.name}: fixed part {bad} is outside [-1, {k})")
+    return array
+
+
+def as_graph(data) -> Graph:
+    """``data`` as a :class:`partkit.Graph`.
+
+    Accepted: a Graph (returned as it is); a scipy sparse matrix or array
+    or a square numpy array (the pattern of ``A + A^T`` without the
+    diagonal, unit edge weights: :meth:`Graph.from_scipy`); a networkx
+    graph (edge attribute ``weight``: :meth:`Graph.from_networkx`); a pair
+    ``(xadj, adjncy)`` of 0-based CSR arrays (checked like a METIS graph).
+
+    Raises
+    ------
+    InputError
+        For anything else, or when the conversion finds the data malformed.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> as_graph(nx.cycle_graph(5))
+    Graph(name='networkx graph', n=5, m=5, ncon=1)
+    >>> as_graph("4elt.graph")
+    Traceback (most recent call last):
+    ...
+    partkit.errors.InputError: cannot partition a str: give a partkit.Graph, a scipy sparse matrix, a square numpy array, a networkx graph or an (xadj, adjncy) pair (read files with partkit.io.read_graph)
+    """
+    if isinstance(data, Graph):
+        return data
+    try:
+        if type(data).__module__.split(".")[0] == "scipy":  # scipy is imported only for its own objects
+            import scipy.sparse as sp
+            if sp.issparse(data):
+                return Graph.from_scipy(data)
+        if isinstance(data, np.ndarray) and data.ndim == 2:
+            return Graph.from_scipy(data, name="array")
+        if type(data).__module__.split(".")[0] == "networkx":
+            return Graph.from_networkx(data)
+        if isinstance(data, (tuple, list)) and len(data) == 2:
+            return Graph(data[0], data[1], name="(xadj, adjncy)")
+    except InputError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise InputError(f"cannot convert the {type(data).__name__} to a graph: {exc}") from None
+    hint = " (read files with partkit.io.read_graph)" if isinstance(data, (str, PurePath)) else ""
+    raise InputError(f"cannot partition a {type(data).__name__}: give a partkit.Graph, a scipy sparse matrix, "
+                     f"a square numpy array, a networkx graph or an (xadj, adjncy) pair{hint}")
 
 
 def _check_k(graph, k):
@@ -76,23 +270,15 @@ def _check_k(graph, k):
     return k
 
 
-def warn_if_unbalanced(graph, part, k, imbalance, method="partition"):
-    """Warn with :class:`InfeasibleBalanceWarning` when a part exceeds the bound.
-
-    Returns
-    -------
-    bool
-        True when the partition is balanced.
-    """
-    weights = part_weights(graph, part, k)
-    bound = max_part_weights(graph, k, imbalance)
+def balance_problem(graph, part, bound, method="partition"):
+    """Why ``part`` exceeds ``bound`` (k, ncon), or None when every part is within it."""
+    weights = part_weights(graph, part, bound.shape[0])
     if np.all(weights <= bound):
-        return True
+        return None
     if graph.n and np.any(graph.vwgt.max(axis=0) > bound.max(axis=0)):
         reason = "a single vertex is heavier than the balance bound allows"
     else:
         reason = "the method could not meet the bound"
-    warnings.warn(f"{graph.name}: {method} partition exceeds the balance bound "
-                  f"(max part weight {weights.max(axis=0).tolist()} > {bound.max(axis=0).tolist()}): {reason}",
-                  InfeasibleBalanceWarning, stacklevel=3)
-    return False
+    over = int(np.argmax((weights / np.maximum(bound, 1)).max(axis=1)))
+    return (f"{graph.name}: {method} partition exceeds the balance bound (part {over} weighs "
+            f"{weights[over].tolist()} > {bound[over].tolist()}): {reason}")

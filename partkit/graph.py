@@ -10,7 +10,6 @@ in the refinement kernels are exact.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 
 from partkit.errors import InputError
@@ -173,6 +172,7 @@ class Graph:
             As in :class:`Graph`.
         name : str
         """
+        import scipy.sparse as sp
         a = sp.csr_matrix(matrix)
         if a.shape[0] != a.shape[1]:
             raise InputError(f"{name}: matrix is {a.shape[0]}x{a.shape[1]}; a graph needs a square matrix")
@@ -199,6 +199,7 @@ class Graph:
         Self loops and edges of weight 0 are dropped; directed graphs are
         symmetrised.
         """
+        import scipy.sparse as sp
         nodes = list(nx_graph.nodes)
         index = {v: i for i, v in enumerate(nodes)}
         n = len(nodes)
@@ -231,6 +232,7 @@ class Graph:
 
         Duplicate edges are merged (their weights add up); self loops are an error.
         """
+        import scipy.sparse as sp
         edges = np.asarray(edges, dtype=INDEX_DTYPE).reshape(-1, 2)
         if edges.size and (edges.min() < 0 or edges.max() >= n):
             raise InputError(f"{name}: edge endpoint out of range [0, {n})")
@@ -248,6 +250,7 @@ class Graph:
     # ------------------------------------------------------------- exporters
     def to_scipy(self) -> sp.csr_matrix:
         """The weighted adjacency matrix as a symmetric ``scipy.sparse.csr_matrix``."""
+        import scipy.sparse as sp
         return sp.csr_matrix((self.adjwgt, self.adjncy, self.xadj), shape=(self.n, self.n))
 
     def to_networkx(self):
@@ -279,6 +282,7 @@ def _symmetric_pattern(a, weighted):
     A structurally symmetric matrix (the usual case) keeps its own pattern:
     one transpose and a comparison, no sparse addition.
     """
+    import scipy.sparse as sp
     a = a.copy() if not a.has_sorted_indices else a
     a.sort_indices()
     t = a.T.tocsr()

@@ -7,8 +7,6 @@ array of part ids in ``[0, k)``, length ``n``) and, where it matters, ``k``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from partkit.errors import InputError
 
@@ -74,9 +72,11 @@ def weight_bounds(total, fractions, imbalance=0.03) -> np.ndarray:
     ----------
     total : array_like of int, shape (ncon,)
         Total vertex weight per constraint.
-    fractions : array_like of float, shape (k,)
-        Target share of every part (summing to 1).
-    imbalance : float
+    fractions : array_like of float, shape (k,) or (k, ncon)
+        Target share of every part (summing to 1), the same for every
+        constraint or one column per constraint (METIS ``tpwgts``).
+    imbalance : float or array_like of float, shape (ncon,)
+        One ε, or one per constraint (METIS ``ubvec`` less 1).
 
     Examples
     --------
@@ -84,10 +84,13 @@ def weight_bounds(total, fractions, imbalance=0.03) -> np.ndarray:
     [[5], [5]]
     >>> weight_bounds([10], [0.3, 0.7], 0.1).tolist()
     [[3], [7]]
+    >>> weight_bounds([10, 100], [[0.3, 0.5], [0.7, 0.5]], [0.1, 0.0]).tolist()
+    [[3, 50], [7, 50]]
     """
     total = np.asarray(total, dtype=np.float64).reshape(1, -1)
-    target = np.asarray(fractions, dtype=np.float64).reshape(-1, 1) * total
-    bound = np.floor((1.0 + imbalance) * target + 1e-9)
+    fractions = np.asarray(fractions, dtype=np.float64)
+    target = (fractions.reshape(-1, 1) if fractions.ndim == 1 else fractions) * total
+    bound = np.floor((1.0 + np.asarray(imbalance, dtype=np.float64)) * target + 1e-9)
     return np.maximum(bound, np.ceil(target - 1e-9)).astype(np.int64)
 
 
@@ -151,6 +154,8 @@ def boundary_vertices(graph, part) -> int:
 
 def disconnected_parts(graph, part, k) -> int:
     """Number of non-empty parts whose induced subgraph is not connected."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
     part = check_partition(graph, part, k)
     src = graph.edge_sources()
     inside = part[src] == part[graph.adjncy]

@@ -49,3 +49,27 @@ def test_metis_method_when_available(shared_data):
     part = partkit.partition(g, 8, "metis", seed=1)
     assert is_balanced(g, part, 8, 0.03)
     assert np.array_equal(part, partkit.partition(g, 8, "metis", seed=1))
+
+
+def test_api_accepts_scipy_networkx_arrays_and_csr_pairs():
+    import networkx as nx
+    import scipy.sparse as sp
+
+    g = grid2d(6, 6)
+    expected = partkit.partition(g, 4, seed=3)
+    assert np.array_equal(partkit.partition(g.to_scipy(), 4, seed=3), expected)
+    assert np.array_equal(partkit.partition(sp.csr_array(g.to_scipy()), 4, seed=3), expected)
+    assert np.array_equal(partkit.partition(g.to_scipy().toarray(), 4, seed=3), expected)
+    assert np.array_equal(partkit.partition((g.xadj, g.adjncy), 4, seed=3), expected)
+    assert np.array_equal(partkit.partition(g.to_networkx(), 4, seed=3), expected)
+    assert partkit.partition(nx.karate_club_graph(), 2).shape == (34,)
+
+
+@pytest.mark.parametrize("data, match", [
+    ("graph.mtx", "cannot partition a str.*read_graph"), (None, "cannot partition a NoneType"),
+    (([0, 1], [5]), "neighbour index out of range"), (np.zeros((3, 4)), "3x4"),
+    (([0, 1, 2], [1.5, 0]), "must be integers"), ((["a"], []), "must be integers"), ({1: 2}, "cannot partition a dict"),
+])
+def test_api_bad_inputs_raise_input_error(data, match):
+    with pytest.raises(InputError, match=match):
+        partkit.partition(data, 2)

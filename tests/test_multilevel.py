@@ -2,6 +2,7 @@
 
 import warnings
 
+import numba
 import numpy as np
 import pytest
 
@@ -13,11 +14,11 @@ from partkit.io import read_graph
 from partkit.methods import multilevel
 from partkit.multilevel.recursive import bisection_bounds, split_graph
 from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weights
-from partkit._random import subkey
 from partkit.multilevel.coarsening import coarsen
 from partkit.multilevel.context import CoarseningContext
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
-from partkit.multilevel.kernels.initial_fm import best_grown_bisection, fm_refine, grow_bisection, overweight, side_weights
+from partkit.multilevel import initial
+from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, side_weights
 from partkit.multilevel.kernels.refinement_balance import rebalance
 from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, label_propagation_refine
@@ -210,8 +211,13 @@ def test_split_graph_equals_subgraph_on_unsorted_weighted_graphs():
 
 
 @pytest.mark.parametrize("graph", [delaunay(900, seed=4), grid2d(20, 20)])
-def test_best_grown_bisection_is_the_best_single_try(graph):
-    # the kernel must return the best (overweight, cut) of its tries, each an FM-refined grown start
+@pytest.mark.parametrize("threads", [1, 2])
+def test_best_grown_bisection_is_the_best_single_try(graph, threads, monkeypatch, request):
+    # the best (overweight, cut) of the tries, each an FM-refined grown start, on 1 thread or spread over 2
+    monkeypatch.setattr(initial, "PARALLEL_TRIES_WORK", 0 if threads > 1 else 10**18)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    request.addfinalizer(lambda: numba.set_num_threads(previous))
     g = Graph(graph.xadj, graph.adjncy, np.arange(graph.n) % 3 + 1, graph.adjwgt)
     if graph.n == 400:  # two components: growth restarts from a random vertex
         keep = (np.arange(g.n) % 20 != 10)[g.edge_sources()] & (np.arange(g.n) % 20 != 10)[g.adjncy]
@@ -220,12 +226,15 @@ def test_best_grown_bisection_is_the_best_single_try(graph):
     for fraction0 in (0.5, 3 / 7):
         maxw = bisection_bounds(g.total_vertex_weight(), fraction0, 0.05)
         target = int(round(fraction0 * int(g.total_vertex_weight()[0])))
-        best = best_grown_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxw, target, starts, 9, 10, 50)
+        best = initial.best_grown_bisection(g, maxw, target, starts, 9, 10, 50)
         ranks = []
-        for t, start in enumerate(starts):
-            part = grow_bisection(g.xadj, g.adjncy, g.adjwgt, g.vwgt, start, target, False, subkey(9, t))
-            cut = fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 10, 50, subkey(9, t))
-            ranks.append((int(overweight(side_weights(g.vwgt, part), maxw)), int(cut)))
+        for t in range(starts.size):  # each try alone, on fresh arrays
+            parts, ows, cuts = np.ones((starts.size, g.n), dtype=np.int64), np.zeros(starts.size, dtype=np.int64), \
+                np.zeros(starts.size, dtype=np.int64)
+            bisection_tries(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxw, target, starts, 9, 10, 50, parts, ows, cuts,
+                            t, t + 1, True)
+            assert cuts[t] == edge_cut(g, parts[t]) and ows[t] == overweight(side_weights(g.vwgt, parts[t]), maxw)
+            ranks.append((int(ows[t]), int(cuts[t])))
         assert (int(overweight(side_weights(g.vwgt, best), maxw)), edge_cut(g, best)) == min(ranks)
 
 
@@ -244,3 +253,18 @@ def test_shared_graphs_valid_and_balanced(shared_data, name, k):
     part = multilevel.partition(g, k, seed=1)
     _check(g, part, k)
     assert np.array_equal(part, multilevel.partition(g, k, seed=1))
+
+
+def test_initial_partition_is_the_same_on_one_and_two_threads(request):
+    # the sub-problems of a recursion level are bisected by a thread pool, the big tries spread over threads
+    from partkit.multilevel import preset
+    g = delaunay(6000, seed=3)
+    maxw = max_part_weights(g, 16, 0.03)
+    previous = numba.get_num_threads()
+    request.addfinalizer(lambda: numba.set_num_threads(previous))
+    parts = []
+    for threads in (1, 2):
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        parts.append(initial.initial_partition(g, 16, maxw, 0.03, preset("default"), key=5, finest=True))
+    assert np.array_equal(parts[0], parts[1])
+    assert np.all(np.bincount(parts[0], minlength=16) <= maxw[:, 0])

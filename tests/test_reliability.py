@@ -43,7 +43,7 @@ def test_bad_output_paths_fail_before_the_work(grid_file, tmp_path, capsys, monk
     def no_work(*args, **kwargs):
         raise AssertionError("the graph was read before the output was checked")
 
-    monkeypatch.setattr("partkit.cli.partition.load_graph", no_work)
+    monkeypatch.setattr("partkit.cli.partition.load_input", no_work)
     cases = [(tmp_path / "missing" / "p.part", "does not exist"), (tmp_path, "is a directory"),
              (grid_file, "is the input file"), (Path("/proc/p.part"), "cannot write")]
     for output, needle in cases:

@@ -27,9 +27,9 @@ GRAPHS = {
 @pytest.fixture(autouse=True)
 def parallel_on_small_graphs(monkeypatch):
     """The test graphs are small: let them use every thread they are given."""
-    import partkit.multilevel
+    import partkit._threads
 
-    monkeypatch.setattr(partkit.multilevel, "SMALL_GRAPH", 0)
+    monkeypatch.setattr(partkit._threads, "PARALLEL_MIN_WORK", 0)
 
 
 def _partition(graph, k, threads, **options):
@@ -71,8 +71,8 @@ def test_contraction_independent_of_ranges():
 
 def test_three_threads_oversubscribed_same_partition(tmp_path):
     """NUMBA_NUM_THREADS=3 on any machine: 1, 2 and 3 threads give one partition."""
-    script = ("import sys, numpy as np, partkit, partkit.multilevel\n"
-              "partkit.multilevel.SMALL_GRAPH = 0\n"
+    script = ("import sys, numpy as np, partkit, partkit._threads\n"
+              "partkit._threads.PARALLEL_MIN_WORK = 0\n"
               "from partkit.generators import delaunay, barabasi_albert\n"
               "for g in (delaunay(20000, seed=3), barabasi_albert(20000, 3, seed=2)):\n"
               "    parts = [partkit.partition(g, 8, seed=5, threads=t) for t in (1, 2, 3)]\n"

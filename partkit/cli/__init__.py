@@ -52,8 +52,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-#: ``-name=value`` (METIS style) would otherwise be read as a short option with a glued value.
-_GLUED = re.compile(r"-[A-Za-z][A-Za-z_]+=")
+#: ``-name=value`` and ``-name`` (METIS style) would otherwise be read as a short option with a glued
+#: value (``-objtype=vol`` as ``-o bjtype=vol``, ``-ocontig`` as ``-o contig``): refused, so a glued
+#: short option takes digits only (``-k8``).
+_GLUED = re.compile(r"-[A-Za-z][A-Za-z_]+(=|$)")
 
 
 def build_parser():

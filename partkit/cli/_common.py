@@ -48,14 +48,18 @@ def real(low=float("-inf")):
 
 def add_graph_arguments(parser):
     """Arguments every command that reads a graph accepts."""
-    parser.add_argument("file", help="graph: Matrix Market (.mtx, .mtx.gz), METIS graph (.graph) or "
-                                     "METIS mesh (.mesh, partitioned as its dual graph)")
+    parser.add_argument("file", help="graph: Matrix Market (.mtx, .mtx.gz), METIS graph (.graph), METIS mesh "
+                                     "(.mesh) or a mesh meshio reads (.msh, .vtu, .vtk, .xdmf, .exo; needs "
+                                     "partkit[mesh]); a mesh is partitioned as its dual or nodal graph")
     parser.add_argument("--coords", metavar="FILE",
-                        help="coordinates, one vertex per line (for a mesh: one node per line)")
+                        help="coordinates, one vertex per line (for a METIS mesh: one node per line)")
     parser.add_argument("--edge-weights", choices=["unit", "abs"], default="unit",
                         help="Matrix Market only: unit edge weights (default) or from |a_ij|")
     parser.add_argument("--ncommon", type=integer(1), metavar="N",
-                        help="mesh only: nodes two elements share to be adjacent (default by element type)")
+                        help="mesh only: nodes two elements share to be adjacent (default: a shared facet, "
+                             "an edge in 2-D and a face in 3-D, by element type)")
+    parser.add_argument("--mesh-graph", choices=["dual", "nodal"], default="dual",
+                        help="mesh only: a vertex per element (dual, default) or per node (nodal)")
 
 
 def output_path(args, default, inputs):
@@ -78,12 +82,31 @@ def output_path(args, default, inputs):
     return output
 
 
+def is_mesh_file(path):
+    """Whether ``path`` names a mesh file (METIS ``.mesh`` or a meshio format) by its suffix."""
+    from partkit.io import file_kind
+
+    return file_kind(path) in ("mesh", "meshio")
+
+
 def load_graph(args):
     """Read the graph named by the arguments of :func:`add_graph_arguments`."""
-    from partkit.io import read_graph
+    return load_input(args)[0]
 
-    return read_graph(args.file, edge_weights=None if args.edge_weights == "unit" else "abs",
-                      coords=args.coords, ncommon=args.ncommon)
+
+def load_input(args):
+    """``(graph, mesh)``: the graph of the arguments of :func:`add_graph_arguments`, and the mesh it came
+    from (a :class:`partkit.io.Mesh`, or None for a graph or matrix file)."""
+    from partkit.errors import InputError
+    from partkit.io import read_any_mesh, read_graph
+
+    if not is_mesh_file(args.file):
+        if args.mesh_graph != "dual":
+            raise InputError(f"--mesh-graph applies to mesh files, not {args.file}")
+        return read_graph(args.file, edge_weights=None if args.edge_weights == "unit" else "abs",
+                          coords=args.coords, ncommon=args.ncommon), None
+    mesh = read_any_mesh(args.file, coords=args.coords, untyped=args.ncommon is not None)
+    return mesh.graph(args.mesh_graph, args.ncommon), mesh
 
 
 def method_options(method, flags, pairs, progress=None):

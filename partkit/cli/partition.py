@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
 from partkit.cli._compile import compile_notice
-from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, load_graph,
-                                 method_options, output_path, print_json, progress_printer,
+from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, is_mesh_file,
+                                 load_input, method_options, output_path, print_json, progress_printer,
                                  real)
 from partkit.cli._hypergraph import add_model_arguments, context_options, load_hypergraph, print_summary
 
@@ -39,10 +40,27 @@ def register(subparsers):
                         help="threads of the multilevel method (default: every core this process may use; "
                              "the partition is the same for any N)")
     parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
+    parser.add_argument("--tpwgts", type=fractions, metavar="F,F,...",
+                        help="target share of every part (k fractions summing to 1, e.g. 0.5,0.25,0.25; with "
+                             "several constraints F:F per part); methods multilevel and metis")
+    parser.add_argument("--ubvec", type=fractions, metavar="U,...",
+                        help="allowed imbalance per constraint as in METIS (1.05 is 5%%); replaces --imbalance; "
+                             "methods multilevel and metis")
+    parser.add_argument("--fixed", metavar="FILE",
+                        help="fixed vertices: a partition file with the part of every fixed vertex and -1 for a "
+                             "free one; every fixed vertex ends in its part")
+    parser.add_argument("--contiguous", action="store_true",
+                        help="make every part connected (when the graph is), as METIS -contig")
+    parser.add_argument("--objective", choices=["cut", "volume"], default="cut",
+                        help="minimise the edge cut (default) or the total communication volume "
+                             "(METIS -objtype=vol)")
     parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable). "
                              + describe().replace("%", "%%"))
-    parser.add_argument("-o", "--output", metavar="OUT", help="partition file (default FILE.part.K)")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="partition file (default FILE.part.K); for a mesh input FILE.epart.K and FILE.npart.K "
+                             "(element and node parts, as mpmetis) are written, and an OUT with a mesh suffix "
+                             "(.vtu, .vtk, .msh, .xdmf) gets the mesh with the part as cell and point data")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(func=run)
@@ -58,32 +76,51 @@ def run(args):
         return run_distributed(args)
     if args.model != "graph":
         return run_hypergraph(args)
-    from partkit.api import partition
-    from partkit.errors import InfeasibleBalanceWarning
-    from partkit.io import write_partition
-    from partkit.metrics import summary
+    from partkit.api import partition_report
+    from partkit.errors import InputError
+    from partkit.io import read_partition, write_mesh_partition, write_partition
     from partkit.methods import DEFAULT_METHOD
 
     from partkit._threads import keep_freed_memory
 
     keep_freed_memory()  # a process that partitions and exits: see partkit._threads
     args.method = args.method or DEFAULT_METHOD
-    output = output_path(args, f"{args.file}.part.{args.k}", [args.file, args.coords])
-    graph = load_graph(args)
+    inputs = [args.file, args.coords]
+    mesh_output = args.output is not None and is_mesh_file(args.output)
+    if is_mesh_file(args.file) and (args.output is None or mesh_output):
+        outputs = [output_path(argparse.Namespace(output=None), f"{args.file}.{kind}.{args.k}", inputs)
+                   for kind in ("epart", "npart")]
+        if mesh_output:
+            outputs.append(output_path(args, None, inputs))
+    else:
+        outputs = [output_path(args, f"{args.file}.part.{args.k}", inputs)]
+    graph, mesh = load_input(args)
+    if mesh_output and mesh is None:
+        raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
     printer = progress_printer(args.quiet or args.json)
-    flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads}
+    flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads, "tpwgts": args.tpwgts,
+             "ubvec": args.ubvec}
     options = method_options(args.method, flags, args.option, printer)
+    fixed = None if args.fixed is None else read_partition(args.fixed, graph.n, args.k, free=True)
     start = time.perf_counter()
-    with compile_notice(printer is not None), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", InfeasibleBalanceWarning)
-        part = partition(graph, args.k, args.method, imbalance=args.imbalance, seed=args.seed, **options)
+    with compile_notice(printer is not None):
+        graph, part, report = partition_report(graph, args.k, args.method, imbalance=args.imbalance,
+                                               seed=args.seed, fixed=fixed, contiguous=args.contiguous,
+                                               objective=args.objective, **options)
     seconds = time.perf_counter() - start
     end_progress(printer)
-    infeasible = [w for w in caught if issubclass(w.category, InfeasibleBalanceWarning)]
-    write_partition(output, part)
-    result = {"file": args.file, **summary(graph, part, args.k), "method": args.method,
-              "imbalance_bound": args.imbalance, "balanced": not infeasible, "seconds": seconds,
-              "output": output}
+    if mesh is None:
+        write_partition(outputs[0], part)
+    else:
+        epart, npart = mesh.parts(part, args.mesh_graph)
+        write_partition(outputs[0], epart)
+        write_partition(outputs[1], npart)
+        if mesh_output:
+            write_mesh_partition(outputs[2], mesh, epart, npart)
+    output = ", ".join(outputs)
+    warning, bound, balanced = (report.pop(key) for key in ("warning", "imbalance_bound", "balanced"))
+    result = {"file": args.file, **report, "method": args.method, "imbalance_bound": bound, "balanced": balanced,
+              "seconds": seconds, "output": output}
     if args.json:
         print_json(result)
     else:
@@ -91,9 +128,20 @@ def run(args):
         print(f"  cut {result['cut']}  imbalance {result['imbalance']:.4f}  volume {result['volume']}  "
               f"time {seconds:.3f} s")
         print(f"  wrote {output}")
-    for warning in infeasible:
-        print(f"partkit: warning: {warning.message}", file=sys.stderr)
-    return EXIT_INFEASIBLE if infeasible else EXIT_OK
+    if warning is not None:
+        print(f"partkit: warning: {warning}", file=sys.stderr)
+    return EXIT_OK if warning is None else EXIT_INFEASIBLE
+
+
+def fractions(text):
+    """An argparse type: comma-separated positive numbers, ``:`` between the constraints of one part."""
+    rows = [[float(x) for x in part.split(":")] for part in text.split(",")]
+    if len({len(row) for row in rows}) != 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: every part needs as many values")
+    return rows if len(rows[0]) > 1 else [row[0] for row in rows]
+
+
+fractions.__name__ = "list of numbers"
 
 
 def run_hypergraph(args):
@@ -104,7 +152,10 @@ def run_hypergraph(args):
     from partkit.hypergraph.partitioner import PRESETS
     from partkit.io import write_partition
 
-    for given, option in ((args.method, "--method"), (args.refine, "--refine"), (args.coords, "--coords")):
+    for given, option in ((args.method, "--method"), (args.refine, "--refine"), (args.coords, "--coords"),
+                          (args.tpwgts, "--tpwgts"), (args.ubvec, "--ubvec"), (args.fixed, "--fixed"),
+                          (args.contiguous or None, "--contiguous"),
+                          (None if args.objective == "cut" else args.objective, "--objective")):
         if given is not None:
             raise InputError(f"{option} applies to the graph model, not --model {args.model}")
     context = context_options(PRESETS[args.preset or "default"], args.option, f"--model {args.model}")

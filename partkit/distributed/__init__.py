@@ -10,13 +10,15 @@ package never does). Run with ``mpiexec -n P python ...`` or
 * :class:`DistributedGraph` -- such a block.
 """
 
-from partkit.distributed.graph import DistributedGraph
 
 __all__ = ["DistributedGraph", "partition", "read_graph"]
 
 
 def __getattr__(name):
     # the MPI-using modules load on first use, so that partkit.distributed.launch stays mpi4py-free
+    if name == "DistributedGraph":
+        from partkit.distributed.graph import DistributedGraph
+        return DistributedGraph
     if name == "partition":
         from partkit.distributed.multilevel import partition
         return partition

@@ -16,43 +16,67 @@ import numpy as np
 
 from partkit.errors import InputError
 from partkit.graph import Graph
-from partkit.io import matrix_market, metis
+from partkit.io import matrix_market, meshes, metis
 from partkit.io._output import check_output
 from partkit.io._source import base_name, read_source
 from partkit.io.matrix_market import MAX_DENSE_ENTRIES, parse_matrix, read_matrix
 from partkit.io.matrix_market import SUFFIXES as MATRIX_MARKET_SUFFIXES
-from partkit.io.metis import (DEFAULT_NCOMMON, GRAPH_SUFFIXES as METIS_GRAPH_SUFFIXES,
+from partkit.io.meshes import SUFFIXES as MESH_SUFFIXES
+from partkit.io.meshes import Mesh, read_meshio, write_mesh_partition
+from partkit.io.metis import (GRAPH_SUFFIXES as METIS_GRAPH_SUFFIXES,
                               MESH_SUFFIXES as METIS_MESH_SUFFIXES, parse_metis_graph, read_mesh,
-                              read_metis_graph, write_metis_graph)
+                              read_metis_graph, read_metis_mesh, write_metis_graph)
 from partkit.io.vectors import (read_coordinates, read_partition, read_vertex_weights, write_coordinates,
                                 write_partition)
 
-__all__ = ["DEFAULT_NCOMMON", "MATRIX_MARKET_SUFFIXES", "MAX_DENSE_ENTRIES", "METIS_GRAPH_SUFFIXES",
+__all__ = ["MESH_SUFFIXES", "Mesh", "read_any_mesh", "read_meshio", "read_metis_mesh", "write_mesh_partition", "MATRIX_MARKET_SUFFIXES", "MAX_DENSE_ENTRIES", "METIS_GRAPH_SUFFIXES",
            "METIS_MESH_SUFFIXES", "check_output", "file_kind", "read_coordinates", "read_graph",
            "read_matrix", "read_mesh", "read_metis_graph", "read_partition", "read_vertex_weights",
            "write_coordinates", "write_metis_graph", "write_partition"]
 
 
 def file_kind(path, head=b"") -> str:
-    """``"matrixmarket"``, ``"metis"`` or ``"mesh"`` from the file name, else from ``head`` (the first bytes)."""
+    """``"matrixmarket"``, ``"metis"``, ``"mesh"`` (METIS) or ``"meshio"`` from the file name, else from ``head``."""
     name = base_name(path).lower()
     if name.endswith(MATRIX_MARKET_SUFFIXES):
         return "matrixmarket"
     if name.endswith(METIS_MESH_SUFFIXES):
         return "mesh"
+    if name.endswith(MESH_SUFFIXES):
+        return "meshio"
     if name.endswith(METIS_GRAPH_SUFFIXES):
         return "metis"
     return "matrixmarket" if bytes(head[:14]).lower() == b"%%matrixmarket" else "metis"
 
 
-def read_graph(path, *, edge_weights=None, coords=None, ncommon=None) -> Graph:
+def read_any_mesh(path, *, coords=None, untyped=False) -> Mesh:
+    """The :class:`Mesh` of a METIS ``.mesh`` file (with node ``coords``) or of a meshio file.
+
+    Raises
+    ------
+    InputError
+        When ``path`` is not a mesh file by its name, or is malformed.
+    """
+    kind = file_kind(path)
+    if kind == "mesh":
+        return read_metis_mesh(path, node_coords=coords, untyped=untyped)
+    if kind != "meshio":
+        raise InputError(f"{path}: not a mesh file (.mesh, {', '.join(MESH_SUFFIXES)})")
+    if coords is not None:
+        raise InputError(f"{path}: --coords applies to METIS meshes; this file has its own node coordinates")
+    return read_meshio(path)
+
+
+def read_graph(path, *, edge_weights=None, coords=None, ncommon=None, mesh_graph="dual") -> Graph:
     """Read any supported file as a :class:`partkit.Graph`.
 
     Parameters
     ----------
     path : str or path-like
-        Matrix Market (``.mtx``, ``.mtx.gz``), METIS graph (``.graph``) or
-        METIS mesh (``.mesh``, read as its dual graph). Other names (pipes,
+        Matrix Market (``.mtx``, ``.mtx.gz``), METIS graph (``.graph``),
+        METIS mesh (``.mesh``) or a mesh meshio reads (``.msh``, ``.vtu``,
+        ``.vtk``, ``.xdmf``, ``.exo``: see :mod:`partkit.io.meshes`), read as
+        its dual or nodal graph. Other names (pipes,
         ``/dev/stdin``) are recognised by their content: a ``%%MatrixMarket``
         first line means Matrix Market, anything else is read as a METIS graph.
     edge_weights : {None, "abs"}
@@ -61,7 +85,9 @@ def read_graph(path, *, edge_weights=None, coords=None, ncommon=None) -> Graph:
     coords : str, path-like or array, optional
         Vertex coordinates (for a mesh: node coordinates, giving element centroids).
     ncommon : int, optional
-        For meshes: nodes two elements share to be adjacent.
+        For meshes: nodes two elements share to be adjacent (default: a shared facet).
+    mesh_graph : {"dual", "nodal"}
+        For meshes: a vertex per element (dual) or per node (nodal).
 
     Examples
     --------
@@ -72,8 +98,8 @@ def read_graph(path, *, edge_weights=None, coords=None, ncommon=None) -> Graph:
     [1, 2, 1]
     """
     kind = file_kind(path)
-    if kind == "mesh":
-        return read_mesh(path, ncommon=ncommon, node_coords=coords)
+    if kind in ("mesh", "meshio"):
+        return read_any_mesh(path, coords=coords, untyped=ncommon is not None).graph(mesh_graph, ncommon)
     if kind == "metis" and not base_name(path).lower().endswith(METIS_GRAPH_SUFFIXES):
         data = read_source(path, budget=lambda head: _budget(path, head))  # read once: pipes work
         kind = file_kind(path, data)

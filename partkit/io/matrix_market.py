@@ -21,11 +21,7 @@ import re
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
-# The fast_matrix_market backend of scipy.io.mmread, called below its symmetry expansion so
-# that the stored entries can be checked for duplicates while the CSR matrix is built.
-from scipy.io._fast_matrix_market import _get_read_cursor, _read_body_array, _read_body_coo
 
 from partkit.errors import InputError
 from partkit.io import _text
@@ -130,6 +126,11 @@ def budget(path, head):
 
 def parse_matrix(path, data) -> sp.csr_matrix:
     """The matrix in ``data`` (the content of ``path``, a writable buffer); see :func:`read_matrix`."""
+    # scipy (imported here: a METIS input never needs it) parses the body with the fast_matrix_market
+    # backend of mmread, called below its symmetry expansion so that the stored entries can be
+    # checked for duplicates while the CSR matrix is built.
+    import scipy.sparse as sp
+    from scipy.io._fast_matrix_market import _get_read_cursor, _read_body_array, _read_body_coo
     header = _parse_header(path, data)
     _check_sizes(path, header, len(data))
     buf = np.frombuffer(data, dtype=np.uint8)
@@ -162,6 +163,7 @@ _DIAGONAL, _DUPLICATE = 1, 2
 
 def _to_csr(path, header, data, rows, cols, values):
     """The CSR matrix of the stored triplets, symmetry expanded; duplicates refused."""
+    import scipy.sparse as sp
     indptr, indices, out, code, entry = _triplets_to_csr(rows.astype(np.int64, copy=False),
                                                          cols.astype(np.int64, copy=False), values,
                                                          header.nrows, _MIRROR[header.symmetry])
@@ -209,8 +211,10 @@ def _triplets_to_csr(rows, cols, values, nrows, mirror):
         start, end = counts[r], counts[r + 1]
         if end - start > 32:
             order = np.argsort(indices[start:end]) + start
-            indices[start:end] = indices[order]
-            data[start:end] = data[order]
+            row_indices, row_data = indices[order], data[order]
+            for i in range(end - start):  # not a slice assignment: its shape check compiles slowly
+                indices[start + i] = row_indices[i]
+                data[start + i] = row_data[i]
         else:
             for i in range(start + 1, end):  # insertion sort of a short row
                 key, value = indices[i], data[i]

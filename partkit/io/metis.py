@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 
 from partkit.errors import InputError
@@ -23,9 +22,10 @@ GRAPH_SUFFIXES = (".graph", ".mgraph", ".metis", ".chaco")
 MESH_SUFFIXES = (".mesh",)
 PERCENT = 37
 
-#: Default ``ncommon`` by nodes per element: triangles and quadrilaterals share
-#: an edge (2 nodes), tetrahedra and wedges a face (3), hexahedra a face (4).
-DEFAULT_NCOMMON = {2: 1, 3: 2, 4: 3, 6: 3, 8: 4}
+#: METIS 4 mesh header ``etype`` -> (cell type, nodes per element).
+METIS4_ETYPES = {1: ("triangle", 3), 2: ("tetra", 4), 3: ("hexahedron", 8), 4: ("quad", 4)}
+#: Cell type of an element by its node count when the header gives no type (4: see :func:`read_metis_mesh`).
+ELEMENT_BY_SIZE = {2: "line", 3: "triangle", 4: "tetra", 5: "pyramid", 6: "wedge", 8: "hexahedron"}
 #: Nodes an element may have (a 27-node hexahedron is the largest common one).
 MAX_ELEMENT_NODES = 64
 
@@ -254,26 +254,26 @@ def write_metis_graph(path, graph) -> None:
 
 
 # ------------------------------------------------------------------- mesh
-def read_mesh(path, *, ncommon=None, node_coords=None) -> Graph:
-    """Read a METIS mesh file and return its dual graph.
+def read_mesh(path, *, ncommon=None, node_coords=None, graph="dual") -> Graph:
+    """Read a METIS mesh file and return its dual (or nodal) graph.
 
-    The first line is ``ne`` (METIS 5) or ``ne etype`` (METIS 4); each of the
-    next ``ne`` lines lists the 1-based nodes of one element (a node at most
-    once). Two elements are adjacent in the dual graph when they share at
-    least ``ncommon`` nodes.
+    See :func:`read_metis_mesh` for the format and the element types, and
+    :meth:`partkit.io.meshes.Mesh.dual_graph` for the adjacency.
 
     Parameters
     ----------
     path : str or path-like
     ncommon : int, optional
-        Shared nodes that make two elements adjacent. By default from the
-        element size: 3 nodes -> 2 (triangles sharing an edge), 4 -> 3
-        (tetrahedra sharing a face; pass 2 for quadrilaterals), 6 -> 3,
-        8 -> 4.
+        METIS's rule: two elements are adjacent when they share at least
+        ``ncommon`` nodes. By default they are adjacent when they share a
+        facet of their type (an edge in 2-D, a face in 3-D).
     node_coords : str or path-like or array, optional
         Node coordinates (a file for :func:`partkit.io.read_coordinates` or an
         array, row ``i`` for node ``i + 1``); element coordinates are then the
         centroids of their nodes.
+    graph : {"dual", "nodal"}
+        The dual graph (a vertex per element) or the nodal graph (a vertex
+        per node, edges along element edges).
 
     Examples
     --------
@@ -283,10 +283,49 @@ def read_mesh(path, *, ncommon=None, node_coords=None) -> Graph:
     >>> read_mesh(path).m
     1
     """
+    return read_metis_mesh(path, node_coords=node_coords, untyped=ncommon is not None).graph(graph, ncommon)
+
+
+def read_metis_mesh(path, *, node_coords=None, untyped=False):
+    """Read a METIS mesh file as a :class:`partkit.io.meshes.Mesh`.
+
+    The first line is ``ne`` (METIS 5) or ``ne etype`` (METIS 4, ``etype``
+    1 triangles, 2 tetrahedra, 3 hexahedra, 4 quadrilaterals); each of the
+    next ``ne`` lines lists the 1-based nodes of one element, a node at most
+    once. Without ``etype`` the type follows the node count: 3 triangle,
+    5 pyramid, 6 wedge, 8 hexahedron, and 4 a quadrilateral when the mesh
+    also has triangles, the coordinates are 2-D, or no two 4-node elements
+    share three nodes (as tetrahedra sharing a face would), else a
+    tetrahedron. Mixed meshes may list elements of several types.
+
+    Parameters
+    ----------
+    path : str or path-like
+    node_coords : str or path-like or array, optional
+        See :func:`read_mesh`.
+    untyped : bool
+        Accept element sizes without a known type (for a dual graph by ``ncommon``).
+
+    Raises
+    ------
+    InputError
+        On a malformed header or element line, an element whose size does
+        not match the header's type or has no type, or that repeats a node.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "quads.mesh"
+    >>> _ = path.write_text("2\\n1 2 5 4\\n2 3 6 5\\n")
+    >>> read_metis_mesh(path)
+    Mesh(name='quads.mesh', elements=2 (quad), nodes=6)
+    """
+    from partkit.io.meshes import TYPE_NAMES, Mesh
+
     path = Path(path)
     data = read_source(path, budget=lambda head: token_budget(
         MAX_ELEMENT_NODES * _mesh_header(path, head)[1]))
-    number, ne, offset = _mesh_header(path, data)
+    number, ne, etype, offset = _mesh_header(path, data)
     buf = np.frombuffer(data, dtype=np.uint8)
     if ne > len(data) - offset + 1:
         raise InputError(f"{path}: line {number}: the header declares {ne} elements, more than the "
@@ -316,18 +355,13 @@ def read_mesh(path, *, ncommon=None, node_coords=None) -> Graph:
     if repeated.size:
         i = order[repeated[0]]
         raise InputError(f"{path}: line {line_of(int(element_of[i]))}: the element lists node {nodes[i]} twice")
-    if ncommon is None:
-        smallest = int(sizes.min()) if ne else 3
-        if smallest not in DEFAULT_NCOMMON:
-            raise InputError(f"{path}: elements of {smallest} nodes: give ncommon explicitly")
-        ncommon = DEFAULT_NCOMMON[smallest]
+    if etype is not None:
+        wrong = np.flatnonzero(sizes != METIS4_ETYPES[etype][1])
+        if wrong.size:
+            raise InputError(f"{path}: line {line_of(int(wrong[0]))}: the header's etype {etype} means "
+                             f"{METIS4_ETYPES[etype][0]} elements of {METIS4_ETYPES[etype][1]} nodes, "
+                             f"this one has {sizes[wrong[0]]}")
     used, local = np.unique(nodes, return_inverse=True)  # nodes renumbered 0..len(used)-1
-    incidence = sp.csr_matrix((np.ones(nodes.size, dtype=np.int64), (element_of, local)), shape=(ne, used.size))
-    shared = (incidence @ incidence.T).tocoo()
-    keep = (shared.row != shared.col) & (shared.data >= ncommon)
-    dual = sp.csr_matrix((np.ones(int(keep.sum()), dtype=WEIGHT_DTYPE), (shared.row[keep], shared.col[keep])),
-                         shape=(ne, ne))
-    dual.sort_indices()
     coords = None
     if node_coords is not None:
         from partkit.io.vectors import read_coordinates
@@ -335,15 +369,36 @@ def read_mesh(path, *, ncommon=None, node_coords=None) -> Graph:
         xyz = node_coords if isinstance(node_coords, np.ndarray) else read_coordinates(node_coords)
         if used.size and xyz.shape[0] < used[-1]:
             raise InputError(f"{path}: {xyz.shape[0]} node coordinates for nodes up to {used[-1]}")
-        coords = (incidence @ xyz[used - 1]) / sizes[:, None]
-    return Graph(dual.indptr.astype(INDEX_DTYPE), dual.indices.astype(INDEX_DTYPE), coords=coords,
-                 name=base_name(path), validate=False)
+        coords = np.asarray(xyz, dtype=np.float64)[used - 1]
+    codes = np.full(ne, -1, dtype=INDEX_DTYPE)
+    for size, name in ELEMENT_BY_SIZE.items():
+        codes[sizes == size] = TYPE_NAMES.index(name)
+    if etype is not None:
+        codes[:] = TYPE_NAMES.index(METIS4_ETYPES[etype][0])
+    unknown = np.flatnonzero(codes < 0)
+    if unknown.size and not untyped:
+        raise InputError(f"{path}: line {line_of(int(unknown[0]))}: elements of {sizes[unknown[0]]} nodes "
+                         "have no known type: give ncommon explicitly")
+    eptr = starts.astype(INDEX_DTYPE)
+    mesh = Mesh(eptr, local.astype(INDEX_DTYPE), codes, int(used.size), coords, base_name(path))
+    if etype is None and np.any(sizes == 4) and not unknown.size:
+        quad = (np.any(sizes == 3) or (coords is not None and coords.shape[1] == 2)) \
+            and not np.any(np.isin(sizes, (5, 6, 8)))
+        if not quad and not np.any(np.isin(sizes, (3, 5, 6, 8))) and not mesh.shared_facets().size:
+            mesh.etype[sizes == 4] = TYPE_NAMES.index("quad")
+            quad = mesh.shared_facets().size > 0
+        mesh.etype[sizes == 4] = TYPE_NAMES.index("quad" if quad else "tetra")
+    return mesh
 
 
 def _mesh_header(path, data):
-    """``(line number, ne, body offset)`` of a mesh file."""
+    """``(line number, ne, etype or None, body offset)`` of a mesh file."""
     number, text, offset = _first_data_line(path, data)
     tokens = _text.split_line(text)
     if not 1 <= len(tokens) <= 2 or not all(t.isdigit() and t.isascii() for t in tokens):
         raise InputError(f"{path}: line {number}: mesh header must be 'ne' or 'ne etype'")
-    return number, int(tokens[0]), offset
+    etype = int(tokens[1]) if len(tokens) == 2 else None
+    if etype is not None and etype not in METIS4_ETYPES:
+        raise InputError(f"{path}: line {number}: etype {etype} must be 1 (triangles), 2 (tetrahedra), "
+                         "3 (hexahedra) or 4 (quadrilaterals)")
+    return number, int(tokens[0]), etype, offset

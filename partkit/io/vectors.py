@@ -50,7 +50,7 @@ class _Rows:
 
 
 # -------------------------------------------------------------- partitions
-def read_partition(path, n=None, k=None) -> np.ndarray:
+def read_partition(path, n=None, k=None, *, free=False) -> np.ndarray:
     """Read a partition file: one non-negative integer part id per line.
 
     Parameters
@@ -60,6 +60,9 @@ def read_partition(path, n=None, k=None) -> np.ndarray:
         Expected number of vertices; ids must then be below ``n`` too.
     k : int, optional
         Number of parts; ids must be below it.
+    free : bool
+        Accept -1 for a vertex in no part: a file of fixed vertices
+        (METIS style, the ``fixed`` of :func:`partkit.partition`).
 
     Examples
     --------
@@ -82,8 +85,9 @@ def read_partition(path, n=None, k=None) -> np.ndarray:
         raise InputError(f"{path}: {rows.found} part ids for {n} vertices")
     rows.check_width(1, "a part id")
     part = rows.integers("part id")
-    if part.min() < 0:
-        raise InputError(f"{path}: line {rows.line(int(np.argmin(part)))}: negative part id")
+    if part.min() < (-1 if free else 0):
+        raise InputError(f"{path}: line {rows.line(int(np.argmin(part)))}: "
+                         f"{'part id below -1 (-1 marks a free vertex)' if free else 'negative part id'}")
     for bound, label in ((k, f"k={k}"), (n, f"the number of vertices n={n}")):
         if bound is not None and part.max() >= bound:
             raise InputError(f"{path}: line {rows.line(int(np.argmax(part)))}: part id {part.max()} "

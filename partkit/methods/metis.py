@@ -5,7 +5,7 @@ import numpy as np
 from partkit.errors import InputError
 
 
-def partition(graph, k, *, imbalance=0.03, seed=0, recursive=False):
+def partition(graph, k, *, imbalance=0.03, seed=0, recursive=False, tpwgts=None, ubvec=None):
     """Partition with METIS (``METIS_PartGraphKway``, or recursive bisection).
 
     Parameters
@@ -18,14 +18,23 @@ def partition(graph, k, *, imbalance=0.03, seed=0, recursive=False):
         METIS random seed.
     recursive : bool
         Use ``METIS_PartGraphRecursive`` instead of k-way.
+    tpwgts : float array, shape (k,) or (k, ncon), optional
+        Target share of every part, passed to METIS.
+    ubvec : float array, shape (ncon,), optional
+        Allowed imbalance per constraint; pymetis passes one ``ufactor``,
+        so METIS gets the smallest.
     """
     try:
         import pymetis
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise InputError("method 'metis' needs pymetis: pip install 'partkit[compare]'") from exc
+    if ubvec is not None:
+        imbalance = float(np.min(ubvec)) - 1.0
     options = pymetis.Options(ufactor=max(1, int(round(1000 * imbalance))), seed=int(seed))
+    if tpwgts is not None:  # k x ncon, row-major as METIS expects
+        tpwgts = np.broadcast_to(np.reshape(tpwgts, (int(k), -1)), (int(k), graph.ncon)).ravel().tolist()
     vweights = graph.vwgt.ravel()  # row-major: ncon weights per vertex, as METIS expects
     adjacency = pymetis.CSRAdjacency(graph.xadj, graph.adjncy)
     _, part = pymetis.part_graph(int(k), adjacency, vweights=vweights, eweights=graph.adjwgt,
-                                 recursive=recursive, options=options)
+                                 tpwgts=tpwgts, recursive=recursive, options=options)
     return np.asarray(part, dtype=np.int64)

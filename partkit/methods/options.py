@@ -30,10 +30,13 @@ MAX_REPEATS = 10_000
 class Option:
     """One option of a method.
 
-    ``kind`` is ``int``, ``bool``, ``str`` or ``callable``; an ``int`` lies in
-    ``[low, high]``; a ``str`` is one of ``choices`` (``None`` among them
-    means "not set", written ``none`` on the command line). Options with
-    ``cli=False`` exist only in Python (a progress callback).
+    ``kind`` is ``int``, ``bool``, ``str``, ``callable`` or ``list``; an
+    ``int`` lies in ``[low, high]``; a ``str`` is one of ``choices``
+    (``None`` among them means "not set", written ``none`` on the command
+    line); a ``list`` is a sequence or array of finite numbers (its shape is
+    checked against the graph by :func:`partkit.api.partition`). Options with
+    ``cli=False`` are not ``-O`` options: a progress callback, or the target
+    weights that have their own flags (``--tpwgts``, ``--ubvec``).
     """
 
     name: str
@@ -60,6 +63,9 @@ class Option:
             if value not in self.choices:
                 shown = ", ".join("none" if c is None else c for c in self.choices)
                 raise InputError(f"{where} must be one of {shown}, got {value!r}")
+        elif self.kind is list:
+            if value is not None and not _numbers(value):
+                raise InputError(f"{where} must be a sequence of finite numbers, got {value!r}")
         elif value is not None and not callable(value):
             raise InputError(f"{where} must be callable, got {value!r}")
         return value
@@ -90,6 +96,27 @@ class Option:
         return f"{self.name} ({kind}, default {'none' if self.default is None else self.default}): {self.help}"
 
 
+def _numbers(value):
+    """Whether ``value`` is a non-empty sequence or array (of any depth) of finite real numbers."""
+    import numpy as np
+
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        return False
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return array.size > 0 and bool(np.all(np.isfinite(array)))
+
+
+#: Target part weights and per-constraint imbalance (METIS ``tpwgts``, ``ubvec``), for the methods that take them.
+TARGETS = (
+    Option("tpwgts", list, None, "target share of every part: k fractions, or k x ncon, each column summing to 1",
+           cli=False),
+    Option("ubvec", list, None, "allowed imbalance per constraint as in METIS (1.05 is 5%%); replaces imbalance",
+           cli=False),
+)
+
 _INIT = Option("init", str, "bfs", "initial bisection grown by BFS, greedily, or at random",
                choices=("bfs", "greedy", "random"))
 _REFINE = Option("refine", str, None, "refine every bisection with FM", choices=(None, "fm"))
@@ -106,11 +133,12 @@ OPTIONS = {
         Option("coarsening", str, "auto", "heavy-edge matching, label-propagation clustering, or auto: "
                "clustering on graphs with skewed degrees", choices=("auto", "matching", "clustering")),
         Option("progress", callable, None, "called with phase messages", cli=False),
+        *TARGETS,
         Option("threads", int, 0, "threads (0: every core this process may use; the partition is the same "
                "for any count)", low=0, high=4096),
     ),
     "block": (),
-    "metis": (Option("recursive", bool, False, "recursive bisection instead of k-way"),),
+    "metis": (Option("recursive", bool, False, "recursive bisection instead of k-way"), *TARGETS),
     "fm": (_INIT, _count("nstarts", 4, "initial bisections tried"), _count("npasses", 20, "FM passes at most")),
     "spectral": (_REFINE, Option("multilevel", bool, None, "multilevel eigensolver (none: above 50,000 "
                                  "vertices)", choices=(None, True, False))),

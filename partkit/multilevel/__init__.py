@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from partkit._random import derive
-from partkit._threads import resolve_threads, using_threads
-from partkit.metrics import max_part_weights
+from partkit._threads import for_work, using_threads
+from partkit.metrics import max_part_weights, weight_bounds
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen
 from partkit.multilevel.components import partition_by_components
@@ -42,18 +42,15 @@ from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext,
                                         RefinementContext, preset)
 from partkit.multilevel.initial import initial_partition
 from partkit.multilevel.kernels.initial_packing import component_labels
-from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
+from partkit.multilevel.kernels.refinement_moves import parallel_edge_cut, part_weights
 from partkit.multilevel.refinement import even_out, refine, uncoarsen
 
 __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "InitialContext", "RefinementContext",
            "PRESETS", "COARSENINGS"]
 
 
-#: Below this many vertices plus edges the engine runs on one thread.
-SMALL_GRAPH = 100_000
-
-
-def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None, threads=0):
+def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None,
+              tpwgts=None, ubvec=None, threads=0):
     """Partition ``graph`` into ``k`` parts with the multilevel k-way engine.
 
     Parameters
@@ -74,14 +71,21 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     progress : callable or None
         Called with short phase descriptions such as
         ``"coarsening level 5: 12034 vertices"``.
+    tpwgts : float array, shape (k,) or (k, ncon), optional
+        Target share of every part (per constraint), each column summing
+        to 1; default ``1 / k`` each. The initial bisections split in
+        these proportions and every part is held to ``weight_bounds``.
+    ubvec : float array, shape (ncon,), optional
+        Allowed imbalance per constraint as in METIS (``1.05``: 5 %);
+        replaces ``imbalance``.
     threads : int, default 0
         Threads of the parallel kernels (coarsening, contraction,
         refinement); 0 means every core this process may use
-        (:func:`partkit._threads.resolve_threads`). Graphs with fewer than
-        :data:`SMALL_GRAPH` vertices plus edges run on one thread (starting
-        threads would cost more than it saves). The partition does not
-        depend on it: the same seed gives the same partition for any
-        thread count.
+        (:func:`partkit._threads.resolve_threads`). Levels with fewer than
+        :data:`partkit._threads.PARALLEL_MIN_WORK` vertices plus adjacency
+        entries run on one thread (starting threads would cost more than
+        it saves). The partition does not depend on it: the same seed
+        gives the same partition for any thread count.
 
     Returns
     -------
@@ -97,9 +101,14 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     ([100, 100, 100, 100], True)
     """
     ctx = _context.preset(preset, coarsening=coarsening)
-    threads = 1 if graph.n + graph.m < SMALL_GRAPH else resolve_threads(threads)
+    if tpwgts is None and ubvec is None:
+        maxw, eps = max_part_weights(graph, int(k), imbalance), imbalance
+    else:
+        eps = imbalance if ubvec is None else np.asarray(ubvec, dtype=np.float64) - 1.0
+        fractions = np.full(int(k), 1.0 / int(k)) if tpwgts is None else tpwgts
+        maxw, eps = weight_bounds(graph.total_vertex_weight(), fractions, eps), float(np.min(eps))
     with using_threads(threads):
-        return run(graph, int(k), max_part_weights(graph, int(k), imbalance), imbalance, ctx, seed, progress)
+        return run(graph, int(k), maxw, eps, ctx, seed, progress)
 
 
 def run(graph, k, maxw, imbalance, ctx, seed, say=None):
@@ -121,7 +130,7 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
             lambda core, core_imbalance: _best_of_runs(core, k, maxw, core_imbalance, ctx, seed, say))
     if part is None:
         part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, hierarchy)
-    if imbalance == 0:
+    if imbalance == 0 and np.all(maxw == maxw[0]):
         even_out(graph, part, k, ctx.refinement)
     return part
 
@@ -176,4 +185,5 @@ def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say):
 def _rank(graph, part, maxw):
     """Balanced first, then the lower cut."""
     over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
-    return over, int(edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))
+    with for_work(graph.n + graph.adjncy.size):
+        return over, int(parallel_edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))

@@ -29,6 +29,7 @@ import numba
 import numpy as np
 
 from partkit._random import derive, permutation
+from partkit._threads import for_work
 from partkit.graph import Graph
 from partkit.multilevel.kernels.coarsening_clustering import parallel_label_propagation_clustering
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
@@ -103,10 +104,11 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
     levels = []
     g = graph
     while g.n > coarsest_size:
-        cmap, nc = coarse_map(g, maxvw, group, ctx, clustering, derive(key, len(levels)))
-        if nc > ctx.stall_ratio * g.n:
-            break
-        cxadj, cadjncy, cadjwgt, cvwgt = contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
+        with for_work(g.n + g.adjncy.size):
+            cmap, nc = coarse_map(g, maxvw, group, ctx, clustering, derive(key, len(levels)))
+            if nc > ctx.stall_ratio * g.n:
+                break
+            cxadj, cadjncy, cadjwgt, cvwgt = contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
         coarse = Graph(cxadj, cadjncy, cvwgt, cadjwgt, name=graph.name, validate=False)
         coarse_group = np.empty(nc, dtype=np.int64)
         coarse_group[cmap] = group

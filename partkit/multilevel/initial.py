@@ -3,7 +3,7 @@
 Every bisection (:func:`multilevel_bisection`) is itself multilevel: the
 subgraph is coarsened to about ``bisection_coarsest`` vertices, split by
 the best of several breadth-first grown starts refined by 2-way FM
-(:func:`kernels.initial_fm.best_grown_bisection`), and refined by 2-way FM
+(:func:`best_grown_bisection`), and refined by 2-way FM
 on every level back up. The first, largest splits shape the whole
 partition, so a bisection gets tries in proportion to its share of the
 weight. ``runs`` recursive bisections are made and refined k-way; the best
@@ -12,11 +12,13 @@ weight. ``runs`` recursive bisections are made and refined k-way; the best
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from partkit._random import derive, integers
 from partkit.multilevel.coarsening import coarsen
-from partkit.multilevel.kernels.initial_fm import best_grown_bisection, fm_refine
+from partkit.multilevel.kernels.initial_fm import bisection_tries, fm_refine
 from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
 from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
 from partkit.multilevel.refinement import level_bounds, refine
@@ -48,9 +50,12 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     runs = init.runs if k <= 16 else max(1, init.runs // 2)
     total = float(coarsest.total_vertex_weight().sum())
     bounds = level_bounds(coarsest, maxw, finest)
+    # unequal bounds (target part weights): every bisection splits in proportion to its parts' bounds
+    fractions = None if np.all(maxw == maxw[0]) else maxw[:, 0] / max(int(maxw[:, 0].sum()), 1)
     # the bisections may use the relaxed bound of the level, and at least the share of ε
-    average = coarsest.total_vertex_weight() / k
-    eps = max(imbalance * init.imbalance_share, float(np.max(bounds[0] / np.maximum(average, 1))) - 1.0, init.min_imbalance)
+    average = coarsest.total_vertex_weight() / k if fractions is None else \
+        np.outer(fractions, coarsest.total_vertex_weight())
+    eps = max(imbalance * init.imbalance_share, float(np.max(bounds / np.maximum(average, 1))) - 1.0, init.min_imbalance)
 
     def bisect(sub, fraction0, eps, bkey):
         share = float(sub.total_vertex_weight().sum()) / total if total > 0 else 1.0
@@ -60,13 +65,57 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     best, best_key = None, None
     for run in range(runs):
         run_key = derive(key, run)
-        part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key)
+        part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key, fractions=fractions,
+                                   threads=bisection_threads())
         refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"))
         rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)),
                 edge_cut(coarsest.xadj, coarsest.adjncy, coarsest.adjwgt, part))
         if best_key is None or rank < best_key:
             best, best_key = part, rank
     return best
+
+
+#: Tries times (m + n) from which the tries of a bisection are spread over threads:
+#: below it starting a thread costs more than it saves.
+PARALLEL_TRIES_WORK = 100_000
+
+
+def best_grown_bisection(graph, maxw, target0, starts, key, npasses, max_bad):
+    """The first of the grown and FM-refined bisections of :func:`kernels.initial_fm.bisection_tries`
+    (one per start) with the least overweight, then the lowest cut.
+
+    The tries are spread over Numba's thread count of the calling thread
+    (one inside the pool of :func:`partkit.multilevel.recursive.recursive_bisection`)
+    when they are big enough; the result does not depend on it.
+    """
+    import numba
+    ntries = starts.size
+    parts = np.ones((ntries, graph.n), dtype=np.int64)
+    ows = np.zeros(ntries, dtype=np.int64)
+    cuts = np.zeros(ntries, dtype=np.int64)
+    args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, maxw, target0, starts, key, npasses, max_bad,
+            parts, ows, cuts)
+    threads = min(numba.get_num_threads(), ntries)
+    if threads > 1 and ntries * (graph.adjncy.size + graph.n) >= PARALLEL_TRIES_WORK:
+        bounds = np.linspace(0, ntries, threads + 1).astype(int)
+        with ThreadPoolExecutor(threads - 1) as pool:
+            others = [pool.submit(bisection_tries, *args, bounds[i], bounds[i + 1], True) for i in range(1, threads)]
+            bisection_tries(*args, 0, bounds[1], True)
+            for future in others:
+                future.result()
+    else:
+        bisection_tries(*args, 0, ntries, True)
+    return parts[np.lexsort((cuts, ows))[0]]
+
+
+def bisection_threads():
+    """Threads for the independent bisections: Numba's thread count of the calling thread where the
+    threading layer lets kernels run from several threads at once (OpenMP), else 1 (workqueue)."""
+    import numba
+
+    from partkit._threads import threading_layer
+    threads = numba.get_num_threads()
+    return threads if threads > 1 and threading_layer() == "omp" else 1
 
 
 def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tries):
@@ -93,8 +142,8 @@ def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tri
     coarse = hierarchy.coarsest
     target = int(round(fraction0 * int(coarse.total_vertex_weight()[0])))
     starts = integers(derive(key, "starts"), coarse.n, tries)
-    part = best_grown_bisection(coarse.xadj, coarse.adjncy, coarse.adjwgt, coarse.vwgt, maxw, target, starts,
-                                derive(key, "tries"), init.start_fm_passes, max(init.min_bad_moves, coarse.n // 4))
+    part = best_grown_bisection(coarse, maxw, target, starts, derive(key, "tries"), init.start_fm_passes,
+                                max(init.min_bad_moves, coarse.n // 4))
     for depth in range(len(hierarchy) - 1, -1, -1):
         fine, cmap = hierarchy.levels[depth]
         part = part[cmap]

@@ -23,6 +23,8 @@ builds one from a plain splitter and optional FM refinement.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -114,7 +116,7 @@ def check_refine(refine):
     return refine
 
 
-def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
+def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=None, threads=1):
     """Partition ``graph`` into ``k`` parts by recursive bisection.
 
     Parameters
@@ -130,31 +132,65 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0):
         Seeds every bisection: the split of the sub-problem holding parts
         ``offset .. offset + kk - 1`` gets the stream ``derive(seed, offset, kk)``
         (:mod:`partkit._random`), whatever order the sub-problems run in.
+    fractions : array_like of float, shape (k,), optional
+        Target share of every part (default ``1 / k`` each); each split then
+        targets the share of the parts on its side.
+    threads : int
+        The independent sub-problems of a recursion level are bisected by
+        this many Python threads (``bisect`` must release the GIL for this
+        to pay, as Numba kernels compiled with ``nogil=True`` do). The
+        result is the same for any number.
 
     Returns
     -------
     numpy.ndarray of int64, shape (n,)
         Part ids in ``[0, k)``.
     """
-    n = graph.n
-    part = np.zeros(n, dtype=np.int64)
-    bound = max_part_weights(graph, k, imbalance)[0].astype(np.float64)
-    stack = [(graph, np.arange(n, dtype=np.int64), int(k), 0)]
-    while stack:
-        sub, ids, kk, offset = stack.pop()
+    part = np.zeros(graph.n, dtype=np.int64)
+    if fractions is None:
+        bounds = max_part_weights(graph, k, imbalance).astype(np.float64)
+    else:
+        bounds = weight_bounds(graph.total_vertex_weight(), fractions, imbalance).astype(np.float64)
+
+    def final(task):
+        """Whether a sub-problem is a set of final parts (then they are written)."""
+        sub, ids, kk, offset = task
         if kk == 1 or sub.n == 0:
             part[ids] = offset
-            continue
-        if sub.n <= kk:
+        elif sub.n <= kk:
             part[ids] = offset + np.arange(sub.n)
-            continue
+        return kk == 1 or sub.n <= kk
+
+    def split(task):
+        """The two halves of a bisected sub-problem."""
+        sub, ids, kk, offset = task
         k0 = kk // 2
-        eps = level_imbalance(sub.total_vertex_weight(), bound, kk)
-        side = np.asarray(bisect(sub, k0 / kk, eps, derive(seed, offset, kk)), dtype=np.int64)
+        eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].sum(axis=0), kk)
+        fraction0 = k0 / kk if fractions is None else \
+            bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
+        side = np.asarray(bisect(sub, fraction0, eps, derive(seed, offset, kk)), dtype=np.int64)
         (on0, sub0), (on1, sub1) = split_graph(sub, side)
-        stack.append((sub1, ids[on1], kk - k0, offset + k0))
-        stack.append((sub0, ids[on0], k0, offset))
+        return (sub0, ids[on0], k0, offset), (sub1, ids[on1], kk - k0, offset + k0)
+
+    level = [(graph, np.arange(graph.n, dtype=np.int64), int(k), 0)]
+    with _level_pool(threads) as pool:
+        while level:
+            level = [task for task in level if not final(task)]
+            # a lone sub-problem stays on this thread, where its kernels may use every thread
+            halves = pool.map(split, level) if pool and len(level) > 1 else map(split, level)
+            level = [half for pair in halves for half in pair]
     return part
+
+
+@contextmanager
+def _level_pool(threads):
+    """A pool of ``threads`` Python threads whose Numba kernels run single-threaded (none for 1)."""
+    if threads <= 1:
+        yield None
+        return
+    import numba
+    with ThreadPoolExecutor(threads, initializer=numba.set_num_threads, initargs=(1,)) as pool:
+        yield pool
 
 
 def split_graph(graph, side):
@@ -175,14 +211,14 @@ def split_graph(graph, side):
     return out
 
 
-def level_imbalance(total, bound, kk):
-    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts."""
+def level_imbalance(total, room, kk):
+    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts of summed bound ``room``."""
     depth = max(1, math.ceil(math.log2(kk)))
     total = np.asarray(total, dtype=np.float64)
     positive = total > 0
     if not np.any(positive):
         return 0.0
-    ratio = float(np.min(bound[positive] * kk / total[positive]))
+    ratio = float(np.min(room[positive] / total[positive]))
     return max(0.0, ratio ** (1.0 / depth) - 1.0)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from partkit._heap import new_heap
 from partkit._random import derive, permutation
+from partkit._threads import for_work
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
                                                           parallel_rate_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
@@ -58,6 +59,11 @@ def refine(graph, part, maxw, ctx, key, candidates=None):
         Must include every boundary vertex (default: the boundary vertices);
         label propagation and FM start from them.
     """
+    with for_work(graph.n + graph.adjncy.size):
+        _refine(graph, part, maxw, ctx, key, candidates)
+
+
+def _refine(graph, part, maxw, ctx, key, candidates):
     k = maxw.shape[0]
     g = graph
     pw = part_weights(g.vwgt, part, k)
@@ -172,7 +178,8 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
             say(f"refining level {depth}: {fine.n} vertices")
         # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
         on_boundary = np.zeros(coarse.n, dtype=bool)
-        on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part, numba.get_num_threads())] = True
+        with for_work(coarse.n + coarse.adjncy.size):
+            on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part, numba.get_num_threads())] = True
         part = part[cmap]
         refine(fine, part, level_bounds(fine, maxw, depth == 0), ctx, derive(key, depth),
                np.flatnonzero(on_boundary[cmap]))

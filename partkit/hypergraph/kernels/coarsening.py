@@ -142,7 +142,7 @@ def contract(net_ptr, pins, nwgt, vwgt, coarse_of, nc):
         if pos - s < 2:
             pos = s
             continue
-        out[s:pos] = np.sort(out[s:pos])
+        out[s:pos].sort()
         start[nk] = s
         weight[nk] = nwgt[e]
         nk += 1

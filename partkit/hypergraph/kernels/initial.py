@@ -247,5 +247,5 @@ def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries
         cut = cut_cost(nwgt, pc)
         if best_viol < 0 or viol < best_viol or (viol == best_viol and cut < best_cut):
             best_viol, best_cut = viol, cut
-            best_part[:] = part
+            best_part = part.copy()
     return best_part

@@ -9,10 +9,10 @@ than a matching (a star collapses in one round), as in KaMinPar.
 import numpy as np
 from numba import njit, prange
 
-from partkit._threads import PARALLEL
+from partkit._threads import prange_only
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, rounds):
     """Cluster the vertices by size-constrained label propagation.
 
@@ -88,7 +88,7 @@ def label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group
     return labels
 
 
-@njit(parallel=PARALLEL, cache=True)
+@njit(parallel=prange_only(), cache=True, nogil=True)
 def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, rounds, batches,
                                           nchunks):
     """:func:`label_propagation_clustering` in parallel, with the same result for any thread count.

@@ -4,7 +4,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from partkit._threads import PARALLEL
+from partkit._threads import prange_only
 
 #: Coarse vertices whose members have at most this many edges in total merge
 #: parallel edges by scanning their (short) list instead of a marker array.
@@ -35,7 +35,7 @@ def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
     return contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, numba.get_num_threads())
 
 
-@njit(parallel=PARALLEL, cache=True)
+@njit(parallel=prange_only(), cache=True, nogil=True)
 def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
     """:func:`contract` with ``nchunks`` ranges of coarse vertices (the output does not depend on it)."""
     n = xadj.size - 1
@@ -71,45 +71,8 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
     cxadj = np.zeros(nc + 1, dtype=np.int64)
     ends = np.empty(nchunks, dtype=np.int64)
     for chunk in prange(nchunks):
-        mark = np.full(nc, -1, dtype=np.int64)
-        pos = offsets[chunk]
-        for c in range(bounds[chunk], bounds[chunk + 1]):
-            first = pos
-            degree = 0
-            for i in range(start[c], start[c + 1]):
-                v = members[i]
-                degree += xadj[v + 1] - xadj[v]
-            # short lists are searched directly: no random access to the marker array
-            scan = degree <= SCAN_LIMIT
-            for i in range(start[c], start[c + 1]):
-                v = members[i]
-                for j in range(ncon):
-                    cvwgt[c, j] += vwgt[v, j]
-                for e in range(xadj[v], xadj[v + 1]):
-                    cu = cmap[adjncy[e]]
-                    if cu == c:
-                        continue
-                    slot = -1
-                    if scan:
-                        for t in range(first, pos):
-                            if cadjncy[t] == cu:
-                                slot = t
-                                break
-                    else:
-                        # a position inside this vertex's stretch was written for this vertex
-                        s = mark[cu]
-                        if first <= s < pos:
-                            slot = s
-                    if slot >= 0:
-                        cadjwgt[slot] += adjwgt[e]
-                    else:
-                        if not scan:
-                            mark[cu] = pos
-                        cadjncy[pos] = cu
-                        cadjwgt[pos] = adjwgt[e]
-                        pos += 1
-            cxadj[c + 1] = pos - first
-        ends[chunk] = pos
+        ends[chunk] = _contract_range(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds[chunk],
+                                      bounds[chunk + 1], offsets[chunk], cxadj, cadjncy, cadjwgt, cvwgt)
     # move the stretches together (in order: each moves down, never over a later one)
     pos = ends[0]
     for chunk in range(1, nchunks):
@@ -125,6 +88,55 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
 
 
 @njit(cache=True)
+def _contract_range(xadj, adjncy, adjwgt, vwgt, cmap, start, members, first_c, last_c, offset, cxadj, cadjncy,
+                    cadjwgt, cvwgt):
+    """Build coarse vertices ``first_c .. last_c - 1`` of :func:`contract_ranges` from position ``offset`` on;
+    returns the end of the stretch. A function of its own, so that the parallel loop's body (and its
+    compile time) stays small."""
+    nc = cvwgt.shape[0]
+    ncon = vwgt.shape[1]
+    mark = np.full(nc, -1, dtype=np.int64)
+    pos = offset
+    for c in range(first_c, last_c):
+        first = pos
+        degree = 0
+        for i in range(start[c], start[c + 1]):
+            v = members[i]
+            degree += xadj[v + 1] - xadj[v]
+        # short lists are searched directly: no random access to the marker array
+        scan = degree <= SCAN_LIMIT
+        for i in range(start[c], start[c + 1]):
+            v = members[i]
+            for j in range(ncon):
+                cvwgt[c, j] += vwgt[v, j]
+            for e in range(xadj[v], xadj[v + 1]):
+                cu = cmap[adjncy[e]]
+                if cu == c:
+                    continue
+                slot = -1
+                if scan:
+                    for t in range(first, pos):
+                        if cadjncy[t] == cu:
+                            slot = t
+                            break
+                else:
+                    # a position inside this vertex's stretch was written for this vertex
+                    s = mark[cu]
+                    if first <= s < pos:
+                        slot = s
+                if slot >= 0:
+                    cadjwgt[slot] += adjwgt[e]
+                else:
+                    if not scan:
+                        mark[cu] = pos
+                    cadjncy[pos] = cu
+                    cadjwgt[pos] = adjwgt[e]
+                    pos += 1
+        cxadj[c + 1] = pos - first
+    return pos
+
+
+@njit(cache=True, nogil=True)
 def compact_labels(labels):
     """Renumber arbitrary non-negative labels to ``0..nc-1``: ``(cmap, nc)``."""
     n = labels.size

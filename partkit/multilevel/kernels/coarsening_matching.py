@@ -16,7 +16,7 @@ thread count.
 import numpy as np
 from numba import njit, prange
 
-from partkit._threads import PARALLEL
+from partkit._threads import prange_only
 
 
 
@@ -28,7 +28,7 @@ def _fits(vwgt, u, v, maxvw):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def heavy_edge_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group):
     """Match vertices greedily along their best-rated edge.
 
@@ -96,7 +96,7 @@ def heavy_edge_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group):
     return match
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
     """Pair still-unmatched vertices that share their heaviest neighbour.
 
@@ -131,7 +131,7 @@ def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
     return pairs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def group_isolated(xadj, vwgt, maxvw, order, group, labels):
     """Put isolated vertices together in clusters of weight at most ``maxvw``.
 
@@ -183,7 +183,7 @@ def _edge_order(key, u, v):
     return z ^ (z >> np.uint64(29))
 
 
-@njit(parallel=PARALLEL, cache=True)
+@njit(parallel=prange_only(), cache=True, nogil=True)
 def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds):
     """Heavy-edge matching along locally dominant edges, in parallel rounds.
 

@@ -91,7 +91,6 @@ def overweight(pw, maxw):
     return _side_overweight(pw, maxw, 0) + _side_overweight(pw, maxw, 1)
 
 
-@njit(cache=True)
 def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
     """FM refinement of a bisection with a bound on fruitless moves per pass.
 
@@ -112,25 +111,18 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
         its best state.
     key : int
         Random stream (:mod:`partkit._random`) of the order in which
-        equal-gain vertices are queued; pass ``p`` uses its sub-stream ``p``.
+        equal-gain vertices are queued (as try 0 of :func:`bisection_tries`).
 
     Returns
     -------
     int
         The edge cut of the refined bisection.
     """
-    n = xadj.size - 1
-    if n == 0:
-        return 0
-    cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
-    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
-    ed = np.zeros(n, dtype=np.int64)
-    idg = np.zeros(n, dtype=np.int64)
-    locked = np.zeros(n, dtype=np.bool_)
-    moves = np.empty(n, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    return _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key,
-                      ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
+    ows = np.zeros(1, dtype=np.int64)
+    cuts = np.zeros(1, dtype=np.int64)
+    bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, 0, np.zeros(1, dtype=np.int64), key, npasses, max_bad,
+                    part[np.newaxis], ows, cuts, 0, 1, False)  # a view: part is refined in place
+    return int(cuts[0])
 
 
 @njit(cache=True)
@@ -351,7 +343,6 @@ def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key,
     return cut
 
 
-@njit(cache=True)
 def fm_bisection(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, key):
     """Refine the bisection ``part`` in place with 2-way FM; return its edge cut.
 
@@ -475,28 +466,29 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
             v = -1
 
 
-@njit(cache=True)
-def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad):
-    """Best of several breadth-first grown bisections, each refined by 2-way FM.
+@njit(cache=True, nogil=True)
+def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad, parts, ows, cuts,
+                    first, last, grow):
+    """Tries ``first .. last - 1`` of a best-of-several bisection, each refined by 2-way FM.
 
-    Try ``t`` grows side 0 from ``starts[t]`` to ``target0`` weight (as
-    ``grow_bisection(..., starts[t], target0, False, subkey(key, t))``), then
-    refines it with ``fm_refine(..., maxw, npasses, max_bad, subkey(key, t))``.
-    The result is the first try with the least overweight, then the lowest
-    cut. All tries share one set of work arrays.
+    With ``grow``, try ``t`` first grows side 0 from ``starts[t]`` to
+    ``target0`` weight (as ``grow_bisection(..., starts[t], target0, False,
+    subkey(key, t))``) into ``parts[t]``; otherwise ``parts[t]`` is refined
+    as given. FM uses ``maxw``, ``npasses``, ``max_bad`` and the stream
+    ``subkey(key, t)``; ``ows[t]`` and ``cuts[t]`` receive the overweight
+    and cut. A try depends only on its start and stream, so disjoint ranges
+    of tries can run on different threads (the kernel releases the GIL); the
+    tries of one call share one set of work arrays.
 
-    Returns
-    -------
-    int64 array, shape (n,)
-        The 0/1 side of every vertex.
+    This is the one compiled entry to the FM passes (:func:`fm_refine` and
+    :func:`fm_bisection` call it): Numba optimizes a callee again inside
+    every kernel called from Python, and the passes are the largest code here.
     """
     n = xadj.size - 1
-    best = np.ones(n, dtype=np.int64)
     if n == 0:
-        return best
+        return
     cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
     head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
-    part = np.ones(n, dtype=np.int64)
     ed = np.zeros(n, dtype=np.int64)
     idg = np.zeros(n, dtype=np.int64)
     locked = np.zeros(n, dtype=np.bool_)
@@ -504,16 +496,11 @@ def best_grown_bisection(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key,
     order = np.empty(n, dtype=np.int64)
     fifo = np.empty(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.bool_)
-    best_ow = 0
-    best_cut = 0
-    for t in range(starts.size):
+    for t in range(first, last):
         tkey = subkey(key, t)
-        _grow_bfs(xadj, adjncy, vwgt, starts[t], target0, tkey, part, order, fifo, seen)
-        cut = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, tkey,
-                         ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
-        ow = overweight(side_weights(vwgt, part), maxw)
-        if t == 0 or ow < best_ow or (ow == best_ow and cut < best_cut):
-            best_ow = ow
-            best_cut = cut
-            best[:] = part
-    return best
+        part = parts[t]
+        if grow:
+            _grow_bfs(xadj, adjncy, vwgt, starts[t], target0, tkey, part, order, fifo, seen)
+        cuts[t] = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, tkey,
+                             ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
+        ows[t] = overweight(side_weights(vwgt, part), maxw)

@@ -40,7 +40,7 @@ def _sort_rows(xadj, adjncy, adjwgt):
             gap //= 3
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def split_sides(xadj, adjncy, adjwgt, side):
     """The subgraphs induced by ``side == 0`` and ``side != 0``.
 

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from partkit._heap import heap_pop, heap_set, new_heap
-from partkit._threads import PARALLEL
+from partkit._threads import prange_only
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
                                                         overloaded, part_connections)
 
@@ -199,8 +199,8 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
     listed = np.zeros(n, dtype=np.bool_)
     boundary = boundary_vertices(xadj, adjncy, part)
     nv = boundary.size
-    vertices[:nv] = boundary
     for i in range(nv):
+        vertices[i] = boundary[i]
         listed[boundary[i]] = True
     for _ in range(max_rounds):
         if not any_overloaded(pw, maxw):
@@ -304,7 +304,7 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
     return target, ((gain - internal) << 10) // max(w, 1)
 
 
-@njit(parallel=PARALLEL, cache=True)
+@njit(parallel=prange_only(), cache=True)
 def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, nchunks):
     """One round's ratings of :func:`rebalance` for every vertex, in ``nchunks`` ranges in parallel:
     ``(cand_to, key)`` with ``cand_to[v] = -1`` where ``v`` does not move."""

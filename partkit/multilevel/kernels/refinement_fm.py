@@ -10,7 +10,7 @@ vertex moves at most once per pass; passes repeat while they improve.
 import numpy as np
 from numba import njit, prange
 
-from partkit._threads import PARALLEL
+from partkit._threads import prange_only
 
 from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set, new_heap
 from partkit.multilevel.kernels.refinement_moves import best_move, boundary_vertices, move_vertex
@@ -82,7 +82,7 @@ def rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, degree_limit, 
     return best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
 
 
-@njit(parallel=PARALLEL, cache=True)
+@njit(parallel=prange_only(), cache=True)
 def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, nchunks):
     """:func:`rate_candidate` of every candidate, in ``nchunks`` ranges in parallel: ``(targets, gains)``."""
     k = pw.shape[0]

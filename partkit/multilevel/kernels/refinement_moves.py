@@ -9,7 +9,7 @@ made when the target part stays within its bound.
 import numpy as np
 from numba import njit, prange
 
-from partkit._threads import PARALLEL
+from partkit._threads import prange_only
 
 
 @njit(cache=True)
@@ -223,7 +223,7 @@ def _lp_accepts(vwgt, part, pw, v, target, gain):
     return True
 
 
-@njit(parallel=PARALLEL, cache=True)
+@njit(parallel=prange_only(), cache=True)
 def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, rounds, batches,
                                       nchunks):
     """:func:`label_propagation_refine` in parallel, with the same result for any thread count.
@@ -287,7 +287,7 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
     return improvement
 
 
-@njit(parallel=PARALLEL, cache=True)
+@njit(parallel=prange_only(), cache=True)
 def parallel_boundary_vertices(xadj, adjncy, part, nchunks):
     """:func:`boundary_vertices` in ``nchunks`` ranges in parallel (same output)."""
     n = xadj.size - 1
@@ -315,3 +315,14 @@ def parallel_boundary_vertices(xadj, adjncy, part, nchunks):
                 pos += 1
     return out
 
+
+@njit(parallel=prange_only(), cache=True)
+def parallel_edge_cut(xadj, adjncy, adjwgt, part):
+    """:func:`edge_cut` as a parallel sum."""
+    cut = 0
+    for v in prange(xadj.size - 1):
+        p = part[v]
+        for e in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[e]] != p:
+                cut += adjwgt[e]
+    return cut // 2

@@ -122,7 +122,8 @@ def approximate_minimum_degree(xadj, adjncy, nv, neliminate):
     n = xadj.size - 1
     nnz = adjncy.size
     iw = np.empty(nnz + nnz // 2 + 2 * n + 16, np.int64)
-    iw[:nnz] = adjncy
+    for i in range(nnz):
+        iw[i] = adjncy[i]
     pfree = nnz
     pe = xadj[:n].copy()
     ln = xadj[1:] - xadj[:n]

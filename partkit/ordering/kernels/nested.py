@@ -53,7 +53,8 @@ def halo_subgraph(xadj, adjncy, vwgt, vertices, local):
     for i in range(m):
         edges += xadj[vertices[i] + 1] - xadj[vertices[i]]
     everything = np.empty(m + edges, np.int64)  # sized by the leaf's edges, not the graph's
-    everything[:m] = vertices
+    for i in range(m):
+        everything[i] = vertices[i]
     count = m
     degree = np.zeros(m + edges, np.int64)
     for i in range(m):

@@ -1,0 +1,166 @@
+"""METIS's fixed vertices, contiguous parts and volume objective, as passes after any partitioner.
+
+:func:`constrain` runs them in this order on the partition a method
+returned, all within the bound ``maxw`` (k, ncon):
+
+1. **Fixed vertices** (:func:`fix`): the parts are renumbered so that as
+   much fixed weight as possible is already in its part (an assignment
+   problem between equally bounded parts), every fixed vertex is put in its
+   part, and greedy cut-improving moves of the free vertices restore the
+   bound and repair the cut around them. No later pass moves a fixed
+   vertex, so each ends in its part, exactly.
+2. **Volume objective** (:func:`refine_volume`): greedy moves of boundary
+   vertices that lower the total communication volume (METIS
+   ``objtype=vol``: the number of (vertex, other adjacent part) pairs,
+   weighted by vertex size), or keep it and lower the cut, within the bound.
+3. **Contiguous parts** (:func:`make_contiguous`): every piece of a part
+   other than its heaviest connected piece (or its heaviest piece holding
+   fixed vertices) joins the adjacent part it shares most edge weight with
+   (as METIS's contiguity enforcement does; pieces with fixed vertices stay),
+   and the bound is restored along paths of parts (by greedy moves of the
+   free vertices when some are fixed), a few times over; last, boundary
+   moves lower the cut, each made only when the vertex's neighbours in its
+   part are connected among themselves, so no part falls apart again. When the graph is connected every part
+   ends connected; the bound may then be exceeded, which the caller reports.
+
+The moves are the kernels of :mod:`partkit.multilevel.kernels.constraints_moves`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_moves, unload
+from partkit.multilevel.context import preset
+from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
+from partkit.multilevel.kernels.refinement_moves import part_weights
+
+#: Rounds of greedy moves per pass (each visits every vertex once).
+MAX_ROUNDS = 20
+#: Times :func:`make_contiguous` rejoins pieces and rebalances along paths of parts.
+CONTIGUITY_ROUNDS = 4
+
+
+def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut"):
+    """``part`` with the fixed vertices in their parts, refined for ``objective``, parts made contiguous.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    part : int64 array, shape (n,)
+    maxw : int64 array, shape (k, ncon)
+    fixed : int64 array, shape (n,), optional
+        The part of every fixed vertex, -1 for a free one.
+    contiguous : bool
+    objective : {"cut", "volume"}
+
+    Returns
+    -------
+    int64 array
+        A new array (``part`` itself when nothing is asked).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> from partkit.metrics import max_part_weights
+    >>> g = grid2d(4, 4)
+    >>> fixed = np.full(16, -1); fixed[0] = 1
+    >>> part = constrain(g, np.repeat([0, 1], 8), max_part_weights(g, 2, 0.0), fixed=fixed)
+    >>> int(part[0]), np.bincount(part).tolist()
+    (1, [8, 8])
+    """
+    movable = np.ones(graph.n, dtype=np.bool_) if fixed is None else fixed < 0
+    if fixed is not None:
+        part = fix(graph, part, fixed, maxw)
+    if objective == "volume":
+        part = refine_volume(graph, part, maxw, movable)
+    if contiguous:
+        part = make_contiguous(graph, part, maxw, movable)
+    return part
+
+
+def _moves(graph, part, maxw, movable, objective, connected=False):
+    """Greedy moves (in place) for ``objective``, then, unless parts must stay ``connected``, the
+    last-resort unloading of overloaded parts."""
+    pw = part_weights(graph.vwgt, part, maxw.shape[0])
+    vsize = np.ones(graph.n, dtype=np.int64) if graph.vsize is None else graph.vsize
+    greedy_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, vsize, part, pw, maxw, movable, objective,
+                 MAX_ROUNDS, connected)
+    if not connected:
+        unload(graph.vwgt, part, pw, maxw, movable)
+
+
+def fix(graph, part, fixed, maxw):
+    """A copy of ``part`` with every fixed vertex (``fixed >= 0``) in its part, within ``maxw`` where possible."""
+    from scipy.optimize import linear_sum_assignment
+    k = maxw.shape[0]
+    on = fixed >= 0
+    overlap = np.zeros((k, k))
+    np.add.at(overlap, (part[on], fixed[on]), graph.vwgt[on].sum(axis=1) + 1)
+    same_bound = np.all(maxw[:, None, :] == maxw[None, :, :], axis=2)
+    rows, cols = linear_sum_assignment(np.where(same_bound, -overlap, overlap.sum() + 1.0))
+    relabel = np.empty(k, dtype=np.int64)
+    relabel[rows] = cols
+    part = relabel[part]
+    part[on] = fixed[on]
+    _moves(graph, part, maxw, ~on, CUT)
+    return part
+
+
+def refine_volume(graph, part, maxw, movable):
+    """A copy of ``part`` refined by greedy moves for the total communication volume."""
+    part = np.array(part, dtype=np.int64)
+    _moves(graph, part, maxw, movable, VOLUME)
+    return part
+
+
+def make_contiguous(graph, part, maxw, movable):
+    """A copy of ``part`` whose parts are connected when the graph is (see the module notes)."""
+    part = np.array(part, dtype=np.int64)
+    k = maxw.shape[0]
+    rounds = preset("default").refinement.balance_rounds
+    for _ in range(CONTIGUITY_ROUNDS):
+        _join_pieces(graph, part, k, movable)
+        pw = part_weights(graph.vwgt, part, k)
+        if np.all(pw <= maxw):
+            break
+        if movable.all():
+            args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, maxw)
+            rebalance(*args, rounds, False) or balance_along_paths(*args, 10 * rounds)
+        else:  # the path balancer would move fixed vertices
+            _moves(graph, part, maxw, movable, CUT)
+    _join_pieces(graph, part, k, movable)
+    _moves(graph, part, maxw, movable, CUT, connected=True)
+    return part
+
+
+def _join_pieces(graph, part, k, movable):
+    """Move, in place, every movable piece of a part to the adjacent part it is joined to most, until none moves."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+    src = graph.edge_sources()
+    while True:
+        inside = part[src] == part[graph.adjncy]
+        ncomp, labels = connected_components(
+            sp.csr_matrix((np.ones(int(inside.sum()), dtype=np.int8), (src[inside], graph.adjncy[inside])),
+                          shape=(graph.n, graph.n)), directed=False)
+        first = np.unique(labels, return_index=True)[1]
+        owner = part[first]
+        weight = np.bincount(labels, weights=graph.vwgt.sum(axis=1) + 1, minlength=ncomp)
+        pinned = np.zeros(ncomp, dtype=bool)
+        pinned[labels[~movable]] = True
+        order = np.lexsort((-weight, ~pinned, owner))  # per part: pinned pieces first, then the heaviest
+        kept = np.zeros(ncomp, dtype=bool)
+        kept[order[np.r_[True, owner[order][1:] != owner[order][:-1]]]] = True
+        cross = (~kept[labels[src]]) & (~pinned[labels[src]]) & kept[labels[graph.adjncy]] & ~inside
+        if not cross.any():
+            return
+        keys, joined = np.unique(labels[src[cross]] * k + part[graph.adjncy[cross]], return_inverse=True)
+        strength = np.bincount(joined, weights=graph.adjwgt[cross] + 1)
+        piece, target = keys // k, keys % k
+        best = np.lexsort((-strength, piece))
+        first_of_piece = best[np.r_[True, piece[best][1:] != piece[best][:-1]]]
+        destination = np.full(ncomp, -1, dtype=np.int64)
+        destination[piece[first_of_piece]] = target[first_of_piece]
+        moving = destination[labels] >= 0
+        part[moving] = destination[labels[moving]]

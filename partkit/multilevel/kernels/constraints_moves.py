@@ -1,0 +1,174 @@
+"""Greedy moves under a ``movable`` mask, for the cut or the communication volume.
+
+The kernel of :mod:`partkit.multilevel.constraints`: it refines a
+partition in place without ever moving a vertex whose ``movable`` entry is
+False (fixed vertices), first restoring the bound ``maxw`` (k, ncon) from
+overloaded parts, then making only moves that improve the objective and
+keep every part within its bound.
+"""
+
+import numpy as np
+from numba import njit
+
+from partkit.multilevel.kernels.refinement_moves import fits_in, move_vertex, overloaded, part_connections, slack
+
+#: Objectives of :func:`greedy_moves`.
+CUT, VOLUME = 0, 1
+
+
+@njit(cache=True)
+def _volume_gains(v, xadj, adjncy, part, vsize, touched, nt, present, gains, count):
+    """Decrease of the total communication volume if ``v`` moved to each part ``touched[:nt]``.
+
+    The volume is ``sum_u vsize[u] * |parts adjacent to u other than part[u]|``.
+    ``present`` (k,) is all 0 on entry and on return; ``count`` is scratch of length k.
+    """
+    a = part[v]
+    for e in range(xadj[v], xadj[v + 1]):
+        present[part[adjncy[e]]] = 1
+    for t in range(nt):
+        gains[t] = vsize[v] * (present[touched[t]] - present[a])  # v's own neighbour parts
+    for e in range(xadj[v], xadj[v + 1]):
+        present[part[adjncy[e]]] = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        u = adjncy[e]
+        c = part[u]
+        for f in range(xadj[u], xadj[u + 1]):
+            count[part[adjncy[f]]] += 1
+        lost_a = vsize[u] if c != a and count[a] == 1 else 0  # v was u's only neighbour in a
+        for t in range(nt):
+            b = touched[t]
+            gains[t] += lost_a
+            if b != c and count[b] == 0:  # u sees part b for the first time
+                gains[t] -= vsize[u]
+        for f in range(xadj[u], xadj[u + 1]):
+            count[part[adjncy[f]]] = 0
+
+
+@njit(cache=True)
+def _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
+    """Whether the neighbours of ``v`` in its own part are connected among themselves.
+
+    Then taking ``v`` out of its part keeps the part connected (a path
+    through ``v`` goes round it): a sufficient, local test. ``mark`` (n,) is
+    scratch holding values below ``tag``; ``tag`` and ``tag + 1`` are used.
+    """
+    a = part[v]
+    members = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        u = adjncy[e]
+        if part[u] == a:
+            mark[u] = tag
+            queue[0] = u
+            members += 1
+    if members <= 1:
+        return True
+    mark[queue[0]] = tag + 1
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for e in range(xadj[u], xadj[u + 1]):
+            w = adjncy[e]
+            if mark[w] == tag:
+                mark[w] = tag + 1
+                queue[tail] = w
+                tail += 1
+    return tail == members
+
+
+@njit(cache=True)
+def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, objective, max_rounds, connected):
+    """Refine ``part`` in place by single-vertex moves of movable vertices to adjacent parts.
+
+    A movable vertex of an overloaded part moves to the adjacent part with
+    room that is best for the objective, even if that makes it worse.
+    Otherwise a vertex moves when the move keeps the target within its
+    bound and improves the objective: the cut (``CUT``, ties to the part
+    with more room), or the volume (``VOLUME``, ties to the lower cut; a
+    move that keeps the volume is made once per round and vertex). Rounds
+    visit the vertices in order until one makes no move, at most
+    ``max_rounds``. With ``connected``, a vertex moves only when its
+    neighbours in its part are connected among themselves, so that a
+    connected part stays connected (the target is adjacent, so it does too).
+
+    Returns
+    -------
+    int
+        Number of moves made.
+    """
+    n = xadj.size - 1
+    k = pw.shape[0]
+    conn = np.zeros(k, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    present = np.zeros(k, dtype=np.int64)
+    count = np.zeros(k, dtype=np.int64)
+    gains = np.zeros(k, dtype=np.int64)
+    mark = np.full(n, -1, dtype=np.int64)
+    queue = np.empty(n, dtype=np.int64)
+    tag = 0
+    moves = 0
+    last = np.full(n, -1, dtype=np.int64)
+    for r in range(max_rounds):
+        moved = 0
+        for v in range(n):
+            if not movable[v]:
+                continue
+            a = part[v]
+            nt = part_connections(v, xadj, adjncy, adjwgt, part, conn, touched)
+            internal = conn[a]
+            if objective == VOLUME:
+                _volume_gains(v, xadj, adjncy, part, vsize, touched, nt, present, gains, count)
+            target = -1
+            best_primary = 0
+            best_secondary = 0
+            for t in range(nt):
+                b = touched[t]
+                if b == a or not fits_in(vwgt, pw, maxw, v, b):
+                    continue
+                cut = conn[b] - internal
+                primary = gains[t] if objective == VOLUME else cut
+                secondary = cut if objective == VOLUME else slack(pw, maxw, b)
+                if target == -1 or primary > best_primary or (primary == best_primary and secondary > best_secondary):
+                    target, best_primary, best_secondary = b, primary, secondary
+            # for the volume, a move that keeps it is made once per round and vertex (a plateau move),
+            # so that the search leaves the local minima of single moves
+            improves = best_primary > 0 or (objective == VOLUME and best_primary == 0 and last[v] != r)
+            for t in range(nt):
+                conn[touched[t]] = 0
+            if target >= 0 and (improves or overloaded(pw, maxw, a)):
+                if connected:
+                    tag += 2
+                    if not _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
+                        continue
+                move_vertex(vwgt, part, pw, v, target)
+                last[v] = r
+                moved += 1
+        moves += moved
+        if moved == 0:
+            break
+    return moves
+
+
+@njit(cache=True)
+def unload(vwgt, part, pw, maxw, movable):
+    """Move movable vertices out of overloaded parts to the part with most room they fit in, in place.
+
+    The last resort after :func:`greedy_moves` when no adjacent part has
+    room. Returns whether every part then meets its bound.
+    """
+    k = pw.shape[0]
+    for v in range(part.size):
+        a = part[v]
+        if not movable[v] or not overloaded(pw, maxw, a):
+            continue
+        target = -1
+        for b in range(k):
+            if b != a and fits_in(vwgt, pw, maxw, v, b) and (target == -1 or slack(pw, maxw, b) > slack(pw, maxw, target)):
+                target = b
+        if target >= 0:
+            move_vertex(vwgt, part, pw, v, target)
+    for p in range(k):
+        if overloaded(pw, maxw, p):
+            return False
+    return True

@@ -1,0 +1,168 @@
+"""METIS's everyday options: tpwgts, ubvec, fixed vertices, contiguous parts, the volume objective."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import partkit
+from partkit import Graph, InputError
+from partkit.generators import delaunay, grid2d
+from partkit.metrics import communication_volume, disconnected_parts, edge_cut, part_weights
+from partkit.multilevel.constraints import make_contiguous
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    return delaunay(4000, seed=2)
+
+
+@pytest.mark.parametrize("method", ["multilevel", "metis"])
+def test_tpwgts_targets_are_honoured(mesh, method):
+    if method == "metis":
+        pytest.importorskip("pymetis")
+    tpwgts = [0.1, 0.2, 0.3, 0.4]
+    part = partkit.partition(mesh, 4, method, tpwgts=tpwgts, seed=1)
+    share = np.bincount(part, minlength=4) / mesh.n
+    assert np.all(share <= np.array(tpwgts) * 1.03 + 1 / mesh.n)
+    assert np.all(share >= np.array(tpwgts) - 0.03), share  # close to the targets, not just under them
+    _, _, report = partkit.api.partition_report(mesh, 4, method, tpwgts=tpwgts, seed=1)
+    assert report["balanced"] and report["imbalance"] <= 0.03 + 1e-9
+
+
+def test_tpwgts_with_odd_k_and_a_part_twice_the_others(mesh):
+    tpwgts = np.array([2, 1, 1, 1, 1]) / 6
+    part = partkit.partition(mesh, 5, tpwgts=tpwgts, imbalance=0.01, seed=3)
+    weights = np.bincount(part, minlength=5)
+    assert np.all(weights <= np.floor(1.01 * tpwgts * mesh.n) + 1) and weights[0] > 1.8 * weights[1:].max()
+
+
+def test_ubvec_is_a_bound_per_constraint():
+    g = grid2d(30, 30)
+    rng = np.random.default_rng(0)
+    g = Graph(g.xadj, g.adjncy, vwgt=np.stack([np.ones(g.n), rng.integers(1, 5, g.n)], axis=1).astype(np.int64))
+    for ubvec in ([1.01, 1.2], [1.2, 1.01]):
+        part = partkit.partition(g, 4, ubvec=ubvec, seed=1)
+        weights = part_weights(g, part, 4)
+        assert np.all(weights <= np.floor(np.array(ubvec) * g.total_vertex_weight() / 4 + 1e-9))
+    loose = partkit.partition(g, 4, ubvec=[1.3, 1.3], seed=1)
+    assert part_weights(g, loose, 4)[:, 0].max() > 1.02 * g.n / 4  # the looser bound is used
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"tpwgts": [0.5, 0.6]}, "sum to 1"), ({"tpwgts": [1.0]}, "k=2 rows"), ({"tpwgts": [-0.5, 1.5]}, "non-negative"),
+    ({"tpwgts": "half"}, "sequence of finite numbers"), ({"tpwgts": [0.5, float("nan")]}, "finite"),
+    ({"ubvec": [0.9]}, "tolerances"), ({"ubvec": [1.1, 1.1]}, "ncon=1"),
+    ({"fixed": [0, 1]}, "2 entries for 16"), ({"fixed": [2] * 16}, "fixed part 2 is outside"),
+    ({"fixed": ["a"] * 16}, "integers"), ({"contiguous": "yes"}, "true or false"),
+    ({"objective": "vol"}, "objective must be one of cut, volume"),
+])
+def test_bad_option_values_raise_input_error(kwargs, match):
+    with pytest.raises(InputError, match=match):
+        partkit.partition(grid2d(4, 4), 2, **kwargs)
+
+
+def test_targets_only_for_methods_that_take_them():
+    with pytest.raises(InputError, match="method 'fm' has no option 'tpwgts'"):
+        partkit.partition(grid2d(4, 4), 2, "fm", tpwgts=[0.5, 0.5])
+
+
+@pytest.mark.parametrize("method", ["multilevel", "block", "labelprop"])
+def test_fixed_vertices_end_in_their_parts(mesh, method):
+    rng = np.random.default_rng(5)
+    fixed = np.full(mesh.n, -1)
+    chosen = rng.choice(mesh.n, 200, replace=False)
+    fixed[chosen] = rng.integers(0, 6, chosen.size)
+    part = partkit.partition(mesh, 6, method, fixed=fixed, seed=1)
+    assert np.array_equal(part[chosen], fixed[chosen])
+    assert np.bincount(part).max() <= np.floor(1.03 * mesh.n / 6)
+    forced = partkit.partition(mesh, 6, method, seed=1)
+    forced[chosen] = fixed[chosen]  # the fixed vertices forced into a free partition: our cut is lower
+    assert edge_cut(mesh, part) < edge_cut(mesh, forced)
+
+
+def test_contiguous_parts_on_a_connected_mesh(mesh):
+    shuffled = np.random.default_rng(1).permutation(mesh.n)
+    scrambled = mesh.subgraph(shuffled)  # block partitions of it are scattered
+    assert disconnected_parts(scrambled, partkit.partition(scrambled, 8, "block"), 8) > 0
+    part = partkit.partition(scrambled, 8, "block", contiguous=True)
+    assert disconnected_parts(scrambled, part, 8) == 0 and np.bincount(part, minlength=8).min() > 0
+    part = partkit.partition(mesh, 16, contiguous=True, seed=4)
+    assert disconnected_parts(mesh, part, 16) == 0
+    assert np.bincount(part).max() <= np.floor(1.03 * mesh.n / 16)
+
+
+def test_contiguity_pass_joins_the_pieces_of_a_random_partition():
+    g = grid2d(12, 12)
+    part = np.random.default_rng(2).integers(0, 4, g.n)
+    joined = make_contiguous(g, part, np.full((4, 1), g.n), np.ones(g.n, dtype=bool))
+    assert disconnected_parts(g, joined, 4) == 0
+
+
+def test_volume_objective_lowers_the_volume(mesh):
+    cut_part = partkit.partition(mesh, 16, seed=1)
+    volume_part = partkit.partition(mesh, 16, seed=1, objective="volume")
+    assert communication_volume(mesh, volume_part)[0] < communication_volume(mesh, cut_part)[0]
+    assert np.bincount(volume_part).max() <= np.floor(1.03 * mesh.n / 16)
+
+
+@pytest.mark.parametrize("name, k", [("4elt.graph", 8), ("4elt.graph", 64), ("rgg_n_2_15_s0.graph", 8)])
+def test_volume_objective_against_metis_objtype_vol(shared_data, name, k):
+    pymetis = pytest.importorskip("pymetis")
+    from partkit.io import read_graph
+
+    g = read_graph(shared_data / name)
+    options = pymetis.Options(ufactor=30, seed=1, objtype=1)  # METIS_OBJTYPE_VOL
+    _, metis = pymetis.part_graph(k, pymetis.CSRAdjacency(g.xadj, g.adjncy), recursive=False, options=options)
+    ours = partkit.partition(g, k, seed=1, objective="volume")
+    assert communication_volume(g, ours)[0] <= communication_volume(g, np.asarray(metis))[0]
+
+
+def test_cli_options(tmp_path):
+    path = tmp_path / "g.graph"
+    g = grid2d(20, 20)
+    from partkit.io import write_metis_graph
+
+    write_metis_graph(path, g)
+    fixed = np.full(g.n, -1)
+    fixed[[0, 399]] = [1, 0]
+    (tmp_path / "fixed").write_text("".join(f"{v}\n" for v in fixed))
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "partkit", "partition", str(path), *args], capture_output=True,
+                              text=True, cwd=tmp_path)
+
+    result = run("-k", "2", "--tpwgts", "0.25,0.75", "--fixed", "fixed", "--contiguous", "--objective", "volume",
+                 "--json", "-o", "out")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    part = np.loadtxt(tmp_path / "out", dtype=np.int64)
+    assert report["balanced"] and report["disconnected_parts"] == 0 and part[0] == 1 and part[399] == 0
+    assert np.all(np.bincount(part) <= [103, 309])  # 25% and 75% of 400, +3% (a part may be lighter)
+    result = run("-k", "2", "--ubvec", "1.1", "--json", "-o", "out")
+    assert json.loads(result.stdout)["imbalance_bound"] == pytest.approx(0.1)
+    for args, message in [(("--tpwgts", "0.5,x"), "invalid list of numbers"),
+                          (("--method", "fm", "--ubvec", "1.1"), "has no option 'ubvec'"),
+                          (("-objtype=vol",), "long options take two dashes"),
+                          (("-contig",), "long options take two dashes"),
+                          (("-ocontig",), "long options take two dashes")]:
+        result = run("-k", "2", *args)
+        assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
+        assert not (tmp_path / "bjtype=vol").exists() and not (tmp_path / "contig").exists()
+    (tmp_path / "badfixed").write_text("-2\n" + "0\n" * 399)
+    result = run("-k", "2", "--fixed", "badfixed")
+    assert result.returncode == 2 and "below -1" in result.stderr
+
+
+def test_contiguous_with_fixed_corners(mesh):
+    corners = np.array([[0, 0], [1, 0], [0, 1], [1, 1]])
+    lo, hi = mesh.coords.min(axis=0), mesh.coords.max(axis=0)
+    distance = np.linalg.norm((mesh.coords - lo) / (hi - lo) - corners[[3, 2, 1, 0]][:, None, :], axis=2)
+    fixed = np.full(mesh.n, -1)
+    for p in range(4):
+        fixed[np.argsort(distance[p])[:20]] = p  # part p holds the 20 vertices nearest the opposite corner
+    part = partkit.partition(mesh, 4, fixed=fixed, contiguous=True, seed=2)
+    assert np.array_equal(part[fixed >= 0], fixed[fixed >= 0])
+    assert disconnected_parts(mesh, part, 4) == 0 and np.bincount(part).max() <= np.floor(1.03 * mesh.n / 4)
