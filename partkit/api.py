@@ -120,7 +120,7 @@ def partition_report(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=No
 
 def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous, objective, options):
     """``(graph, part, balance problem or None, (tpwgts, ε))`` after checking every argument once."""
-    from partkit.multilevel.constraints import constrain
+    from partkit.multilevel.constraints import constrain, contract_fixed, rank
 
     graph = as_graph(graph)
     method = method or DEFAULT_METHOD
@@ -149,8 +149,14 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
     if k == 1:
         part = np.zeros(graph.n, dtype=np.int64)
     else:
-        part = check_partition(graph, function(graph, k, imbalance=imbalance, seed=seed, **options), k)
-        part = constrain(graph, part, bound, fixed=fixed, contiguous=bool(contiguous), objective=objective)
+        inputs = [(graph, None)]
+        if fixed is not None and k <= np.count_nonzero(fixed < 0) + np.unique(fixed[fixed >= 0]).size:
+            inputs.append(contract_fixed(graph, fixed))
+        candidates = [constrain(graph, check_partition(g, function(g, k, imbalance=imbalance, seed=seed, **options),
+                                                       k)[slice(None) if cmap is None else cmap],
+                                bound, fixed=fixed, contiguous=bool(contiguous), objective=objective)
+                      for g, cmap in inputs]
+        part = min(candidates, key=lambda candidate: rank(graph, candidate, bound, objective))
     return graph, part, balance_problem(graph, part, bound, method), (fractions, eps)
 
 

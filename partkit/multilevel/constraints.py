@@ -3,7 +3,11 @@
 :func:`constrain` runs them in this order on the partition a method
 returned, all within the bound ``maxw`` (k, ncon):
 
-1. **Fixed vertices** (:func:`fix`): the parts are renumbered so that as
+1. **Fixed vertices** (:func:`fix`): the method's partition of the graph,
+   and its partition of the graph with the fixed vertices of each part
+   merged into one vertex (:func:`contract_fixed`: the free vertices gather
+   around them), both go through these passes and the caller keeps the
+   better (:func:`rank`). In each, the parts are renumbered so that as
    much fixed weight as possible is already in its part (an assignment
    problem between equally bounded parts), every fixed vertex is put in its
    part, and greedy cut-improving moves of the free vertices restore the
@@ -34,6 +38,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse.csgraph import connected_components
 
 from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_moves, unload
+from partkit.graph import Graph
 from partkit.multilevel.context import preset
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
 from partkit.multilevel.kernels.refinement_moves import part_weights
@@ -82,6 +87,17 @@ def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut
     return part
 
 
+def rank(graph, part, maxw, objective="cut"):
+    """``(over the bound, objective value)``: the lower, the better partition."""
+    from partkit.metrics import _foreign_pairs, edge_cut
+
+    over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
+    if objective == "volume":  # with vertex sizes, as METIS counts it
+        vertices, _ = _foreign_pairs(graph, part)
+        return over, int(vertices.size if graph.vsize is None else graph.vsize[vertices].sum())
+    return over, edge_cut(graph, part)
+
+
 def _moves(graph, part, maxw, movable, objective, connected=False):
     """Greedy moves (in place) for ``objective``, then, unless parts must stay ``connected``, the
     last-resort unloading of overloaded parts."""
@@ -91,6 +107,47 @@ def _moves(graph, part, maxw, movable, objective, connected=False):
                  MAX_ROUNDS, connected)
     if not connected:
         unload(graph.vwgt, part, pw, maxw, movable)
+
+
+def contract_fixed(graph, fixed):
+    """``(contracted, cmap)``: ``graph`` with the fixed vertices of each part merged into one vertex.
+
+    A partition of ``contracted`` that keeps the merged vertices apart cuts,
+    once expanded (``part[cmap]``), exactly as many edges on ``graph`` as on
+    ``contracted``: partitioning it puts the free vertices around the fixed
+    ones. The free vertices come first in their order, then one vertex per
+    part with fixed vertices, in part order (weights summed, edges merged,
+    coordinates averaged).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> contracted, cmap = contract_fixed(grid2d(3, 3), np.array([0, -1, 0, -1, -1, -1, 1, -1, 1]))
+    >>> contracted.n, contracted.vwgt[-2:, 0].tolist(), cmap.tolist()
+    (7, [2, 2], [5, 0, 5, 1, 2, 3, 6, 4, 6])
+    """
+    free = fixed < 0
+    nfree = int(free.sum())
+    used, rank = np.unique(fixed[~free], return_inverse=True)
+    cmap = np.empty(graph.n, dtype=np.int64)
+    cmap[free] = np.arange(nfree)
+    cmap[~free] = nfree + rank
+    nc = nfree + used.size
+    merge = sp.csr_matrix((np.ones(graph.n), (np.arange(graph.n), cmap)), shape=(graph.n, nc))
+    a = (merge.T @ graph.to_scipy() @ merge).tocsr()
+    a.setdiag(0)
+    a.eliminate_zeros()
+    a.sort_indices()
+    vwgt = np.zeros((nc, graph.ncon), dtype=np.int64)
+    np.add.at(vwgt, cmap, graph.vwgt)
+    coords = None
+    if graph.coords is not None:
+        coords = np.zeros((nc, graph.coords.shape[1]))
+        np.add.at(coords, cmap, graph.coords)
+        coords /= np.bincount(cmap, minlength=nc)[:, None]
+    contracted = Graph(a.indptr.astype(np.int64), a.indices.astype(np.int64), vwgt=vwgt,
+                       adjwgt=np.rint(a.data).astype(np.int64), coords=coords, name=graph.name, validate=False)
+    return contracted, cmap
 
 
 def fix(graph, part, fixed, maxw):
