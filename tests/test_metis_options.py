@@ -9,6 +9,7 @@ import pytest
 
 import partkit
 from partkit import Graph, InputError
+from partkit.api import partition_report
 from partkit.generators import delaunay, grid2d
 from partkit.metrics import communication_volume, disconnected_parts, edge_cut, part_weights
 from partkit.multilevel.constraints import make_contiguous
@@ -28,7 +29,7 @@ def test_tpwgts_targets_are_honoured(mesh, method):
     share = np.bincount(part, minlength=4) / mesh.n
     assert np.all(share <= np.array(tpwgts) * 1.03 + 1 / mesh.n)
     assert np.all(share >= np.array(tpwgts) - 0.03), share  # close to the targets, not just under them
-    _, _, report = partkit.api.partition_report(mesh, 4, method, tpwgts=tpwgts, seed=1)
+    _, _, report = partition_report(mesh, 4, method, tpwgts=tpwgts, seed=1)
     assert report["balanced"] and report["imbalance"] <= 0.03 + 1e-9
 
 
@@ -166,3 +167,17 @@ def test_contiguous_with_fixed_corners(mesh):
     part = partkit.partition(mesh, 4, fixed=fixed, contiguous=True, seed=2)
     assert np.array_equal(part[fixed >= 0], fixed[fixed >= 0])
     assert disconnected_parts(mesh, part, 4) == 0 and np.bincount(part).max() <= np.floor(1.03 * mesh.n / 4)
+
+
+def test_tpwgts_per_constraint():
+    g = grid2d(24, 24)
+    rng = np.random.default_rng(3)
+    g = Graph(g.xadj, g.adjncy, vwgt=np.stack([np.ones(g.n), rng.integers(1, 4, g.n)], axis=1).astype(np.int64))
+    tpwgts = [[0.5, 0.45], [0.25, 0.3], [0.25, 0.25]]  # several constraints are balanced as best it can
+    _, part, report = partition_report(g, 3, tpwgts=tpwgts, imbalance=0.1, seed=1)
+    bound = np.floor(1.1 * np.array(tpwgts) * g.total_vertex_weight() + 1e-9)
+    assert report["balanced"] and np.all(part_weights(g, part, 3) <= bound)
+    assert len(report["imbalance_per_constraint"]) == 2 and report["imbalance"] <= 0.1
+    with pytest.raises(InputError, match="one constraint only"):
+        pytest.importorskip("pymetis")
+        partkit.partition(g, 3, "metis", tpwgts=tpwgts)

@@ -18,7 +18,7 @@ from partkit.cli._hypergraph import add_model_arguments, context_options, load_h
 def register(subparsers):
     """Add the ``partition`` subcommand."""
     from partkit.methods import DEFAULT_METHOD, METHODS
-    from partkit.methods.options import describe
+    from partkit.methods.options import OPTIONS, TARGETS, describe
 
     methods = "; ".join(f"{name}: {description}" for name, (_, description) in METHODS.items())
     parser = subparsers.add_parser(
@@ -34,15 +34,16 @@ def register(subparsers):
     parser.add_argument("--imbalance", type=real(0), default=0.03,
                         help="allowed imbalance: max part weight <= (1 + imbalance) * average (default 0.03)")
     parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
-    parser.add_argument("--preset", choices=["fast", "default", "strong"],
-                        help="speed/quality trade-off, for methods that have one")
-    parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
-    parser.add_argument("--tpwgts", type=fractions, metavar="F,F,...",
-                        help="target share of every part (k fractions summing to 1, e.g. 0.5,0.25,0.25; with "
-                             "several constraints F:F per part); methods multilevel and metis")
-    parser.add_argument("--ubvec", type=fractions, metavar="U,...",
-                        help="allowed imbalance per constraint as in METIS (1.05 is 5%%); replaces --imbalance; "
-                             "methods multilevel and metis")
+    for name, help in (("preset", "speed/quality trade-off, for methods that have one"),
+                       ("refine", "refine a bisection method's result with FM")):
+        choices = next(o.choices for options in OPTIONS.values() for o in options if o.name == name)
+        parser.add_argument(f"--{name}", choices=[c for c in choices if c is not None], help=help)
+    for option, metavar, example in ((TARGETS[0], "F,F,...", " (e.g. 0.5,0.25,0.25; F:F per part with several "
+                                                              "constraints)"),
+                                     (TARGETS[1], "U,...", "")):
+        takers = " and ".join(method for method, options in OPTIONS.items() if option in options)
+        parser.add_argument(f"--{option.name}", type=fractions, metavar=metavar,
+                            help=f"{option.help}{example}; methods {takers}")
     parser.add_argument("--fixed", metavar="FILE",
                         help="fixed vertices: a partition file with the part of every fixed vertex and -1 for a "
                              "free one; every fixed vertex ends in its part")
