@@ -177,3 +177,26 @@ def test_element_centroids_serve_the_geometric_methods(meshes):
         assert is_balanced(graph, part, 4, 0.03)
     corner = np.argmin(graph.coords.sum(axis=1))
     assert np.all(graph.coords[corner] < 0.2)
+
+
+@pytest.mark.parametrize("suffix, needs", [(".vtk", None), (".vtu", None), (".xdmf", "h5py")])
+def test_partition_written_and_read_back_in_every_format(meshes, tmp_path, suffix, needs):
+    if needs:
+        pytest.importorskip(needs)
+    out = tmp_path / f"box{suffix}"
+    result = _partkit("partition", meshes["quad"], "-k", 3, "-o", out, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    again = read_meshio(out)
+    assert again.nelements == 72 and np.array_equal(again.dual_graph().xadj, read_graph(meshes["quad"]).xadj)
+    epart = np.loadtxt(f"{meshes['quad']}.epart.3", dtype=np.int64)
+    assert np.array_equal(np.concatenate(meshio.read(out).cell_data["part"]).ravel(), epart)
+
+
+def test_exodus_input_and_outputs_that_would_lose_the_part(meshes, tmp_path):
+    pytest.importorskip("netCDF4")
+    exodus = tmp_path / "quad.exo"
+    meshio.write(exodus, meshio.read(meshes["quad"]))
+    assert read_graph(exodus).m == read_graph(meshes["quad"]).m
+    for suffix in (".msh", ".exo"):
+        result = _partkit("partition", meshes["quad"], "-k", 3, "-o", f"out{suffix}", cwd=tmp_path)
+        assert result.returncode == 2 and "is written as .vtu, .vtk, .xdmf" in result.stderr

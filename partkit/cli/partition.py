@@ -58,7 +58,7 @@ def register(subparsers):
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="partition file (default FILE.part.K); for a mesh input FILE.epart.K and FILE.npart.K "
                              "(element and node parts, as mpmetis) are written, and an OUT with a mesh suffix "
-                             "(.vtu, .vtk, .msh, .xdmf) gets the mesh with the part as cell and point data")
+                             "(.vtu, .vtk, .xdmf) gets the mesh with the part as cell and point data")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(func=run)
@@ -77,21 +77,23 @@ def run(args):
     from partkit.api import partition_report
     from partkit.errors import InputError
     from partkit.io import read_partition, write_mesh_partition, write_partition
+    from partkit.io.meshes import check_mesh_output
     from partkit.methods import DEFAULT_METHOD
 
     args.method = args.method or DEFAULT_METHOD
     inputs = [args.file, args.coords]
     mesh_output = args.output is not None and is_mesh_file(args.output)
+    if mesh_output and not is_mesh_file(args.file):
+        raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
     if is_mesh_file(args.file) and (args.output is None or mesh_output):
         outputs = [output_path(argparse.Namespace(output=None), f"{args.file}.{kind}.{args.k}", inputs)
                    for kind in ("epart", "npart")]
         if mesh_output:
-            outputs.append(output_path(args, None, inputs))
+            check_mesh_output(args.output)
+            outputs.append(args.output)
     else:
         outputs = [output_path(args, f"{args.file}.part.{args.k}", inputs)]
     graph, mesh = load_input(args)
-    if mesh_output and mesh is None:
-        raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
     printer = progress_printer(args.quiet or args.json)
     options = method_options(args.method, {"preset": args.preset, "refine": args.refine, "tpwgts": args.tpwgts,
                                            "ubvec": args.ubvec}, args.option, printer)
