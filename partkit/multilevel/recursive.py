@@ -155,7 +155,7 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
             part[ids] = offset + np.arange(sub.n)
             continue
         k0 = kk // 2
-        eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].sum(axis=0), kk)
+        eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].mean(axis=0), kk)
         fraction0 = k0 / kk if fractions is None else \
             bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
         side = np.asarray(bisect(sub, fraction0, eps, derive(seed, offset, kk)), dtype=np.int64)
@@ -183,14 +183,14 @@ def split_graph(graph, side):
     return out
 
 
-def level_imbalance(total, room, kk):
-    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts of summed bound ``room``."""
+def level_imbalance(total, bound, kk):
+    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts of (mean) bound ``bound``."""
     depth = max(1, math.ceil(math.log2(kk)))
     total = np.asarray(total, dtype=np.float64)
     positive = total > 0
     if not np.any(positive):
         return 0.0
-    ratio = float(np.min(room[positive] / total[positive]))
+    ratio = float(np.min(bound[positive] * kk / total[positive]))
     return max(0.0, ratio ** (1.0 / depth) - 1.0)
 
 
