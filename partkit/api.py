@@ -174,6 +174,12 @@ def check_tpwgts(graph, k, tpwgts):
     InputError
         Unless it has k rows (and 1 or ncon columns) of non-negative
         numbers, each column summing to 1 within 0.001.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> check_tpwgts(grid2d(2, 2), 2, [0.25, 0.75]).tolist()
+    [[0.25], [0.75]]
     """
     if tpwgts is None:
         return None
@@ -191,7 +197,14 @@ def check_tpwgts(graph, k, tpwgts):
 
 
 def check_ubvec(graph, ubvec):
-    """``ubvec`` as an (ncon,) float array of tolerances in [1, 11), else InputError."""
+    """``ubvec`` as an (ncon,) float array of tolerances in [1, 11), else InputError.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> check_ubvec(grid2d(2, 2), [1.05]).tolist()
+    [1.05]
+    """
     array = np.asarray(ubvec, dtype=np.float64).ravel()
     if array.size != graph.ncon:
         raise InputError(f"ubvec must have ncon={graph.ncon} values, got {array.size}")
@@ -207,6 +220,12 @@ def check_fixed(graph, k, fixed):
     ------
     InputError
         For a wrong length, a non-integer entry or an id outside [-1, k).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> check_fixed(grid2d(2, 2), 2, [-1, 1, 0, -1]).tolist()
+    [-1, 1, 0, -1]
     """
     if fixed is None:
         return None
@@ -278,7 +297,14 @@ def _check_k(graph, k):
 
 
 def balance_problem(graph, part, bound, method="partition"):
-    """Why ``part`` exceeds ``bound`` (k, ncon), or None when every part is within it."""
+    """Why ``part`` exceeds ``bound`` (k, ncon), or None when every part is within it.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> balance_problem(grid2d(2, 2), np.array([0, 0, 0, 1]), np.array([[2], [2]]), "block")
+    'grid2x2: block partition exceeds the balance bound (part 0 weighs [3] > [2]): the method could not meet the bound'
+    """
     weights = part_weights(graph, part, bound.shape[0])
     if np.all(weights <= bound):
         return None

@@ -181,3 +181,16 @@ def test_tpwgts_per_constraint():
     with pytest.raises(InputError, match="one constraint only"):
         pytest.importorskip("pymetis")
         partkit.partition(g, 3, "metis", tpwgts=tpwgts)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import partkit.api
+    import partkit.io
+    import partkit.io.meshes
+    import partkit.multilevel.constraints
+
+    for module in (partkit.api, partkit.io, partkit.io.meshes, partkit.multilevel.constraints):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -235,6 +235,11 @@ def mesh_from_cells(nnodes, cells, points=None, name="mesh", blocks=None) -> Mes
     InputError
         For a cell type without a known facet table, a node out of range or
         an element that repeats a node.
+
+    Examples
+    --------
+    >>> mesh_from_cells(5, [("tetra", [[0, 1, 2, 3], [1, 2, 3, 4]]), ("triangle", [[0, 1, 2]])])
+    Mesh(name='mesh', elements=2 (tetra), nodes=5)
     """
     known = []
     for kind, conn in cells:
@@ -323,6 +328,15 @@ def write_mesh_partition(path, mesh, epart, npart) -> None:
     InputError
         For another suffix (meshio's Gmsh and Exodus writers drop the cell
         data), or when meshio cannot write the file.
+
+    Examples
+    --------
+    >>> import meshio, tempfile, pathlib
+    >>> mesh = mesh_from_cells(4, [("triangle", [[0, 1, 2], [0, 2, 3]])], np.eye(4, 2))
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "parts.vtu"
+    >>> write_mesh_partition(path, mesh, *mesh.parts([0, 1], "dual"))
+    >>> meshio.read(path).cell_data["part"][0].tolist()
+    [0, 1]
     """
     meshio = _meshio()
     check_mesh_output(path)

@@ -88,7 +88,15 @@ def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut
 
 
 def rank(graph, part, maxw, objective="cut"):
-    """``(over the bound, objective value)``: the lower, the better partition."""
+    """``(over the bound, objective value)``: the lower, the better partition.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> g = grid2d(2, 2)
+    >>> rank(g, np.array([0, 0, 1, 1]), np.array([[2], [2]]), "volume")
+    (False, 4)
+    """
     from partkit.metrics import _foreign_pairs, edge_cut
 
     over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
@@ -151,7 +159,16 @@ def contract_fixed(graph, fixed):
 
 
 def fix(graph, part, fixed, maxw):
-    """A copy of ``part`` with every fixed vertex (``fixed >= 0``) in its part, within ``maxw`` where possible."""
+    """A copy of ``part`` with every fixed vertex (``fixed >= 0``) in its part, within ``maxw`` where possible.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> g = grid2d(2, 4)
+    >>> fix(g, np.array([0, 0, 0, 0, 1, 1, 1, 1]), np.array([-1, -1, -1, -1, -1, -1, -1, 0]),
+    ...     np.array([[4], [4]])).tolist()  # the parts are renumbered rather than a vertex moved
+    [1, 1, 1, 1, 0, 0, 0, 0]
+    """
     k = maxw.shape[0]
     on = fixed >= 0
     overlap = np.zeros((k, k))
@@ -167,14 +184,37 @@ def fix(graph, part, fixed, maxw):
 
 
 def refine_volume(graph, part, maxw, movable):
-    """A copy of ``part`` refined by greedy moves for the total communication volume."""
+    """A copy of ``part`` refined by greedy moves for the total communication volume.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> from partkit.metrics import communication_volume, max_part_weights
+    >>> g = grid2d(4, 4)
+    >>> part = np.array([0, 0, 1, 1] * 4)  # two columns each: 8 boundary vertices, volume 8
+    >>> better = refine_volume(g, part, max_part_weights(g, 2, 0.25), np.ones(16, dtype=bool))
+    >>> communication_volume(g, better)[0]  # a staircase boundary
+    7
+    """
     part = np.array(part, dtype=np.int64)
     _moves(graph, part, maxw, movable, VOLUME)
     return part
 
 
 def make_contiguous(graph, part, maxw, movable):
-    """A copy of ``part`` whose parts are connected when the graph is (see the module notes)."""
+    """A copy of ``part`` whose parts are connected when the graph is (see the module notes).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> from partkit.metrics import disconnected_parts
+    >>> g = grid2d(4, 4)
+    >>> part = np.array([0, 0, 1, 1] * 4)
+    >>> part[15] = 0  # a corner of part 1 given to part 0
+    >>> joined = make_contiguous(g, part, np.full((2, 1), 9), np.ones(16, dtype=bool))
+    >>> disconnected_parts(g, part, 2), disconnected_parts(g, joined, 2), int(joined[15])
+    (1, 0, 1)
+    """
     part = np.array(part, dtype=np.int64)
     k = maxw.shape[0]
     rounds = preset("default").refinement.balance_rounds
