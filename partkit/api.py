@@ -76,7 +76,7 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
     Examples
     --------
     >>> import scipy.sparse as sp
-    >>> path = sp.diags([1, 1], [-1, 1], shape=(6, 6))  # a path of 6 vertices
+    >>> path = sp.diags([1.0, 1.0], [-1, 1], shape=(6, 6))  # a path of 6 vertices
     >>> partition(path, 2, "block").tolist()
     [0, 0, 0, 1, 1, 1]
     >>> partition(([0, 1, 3, 4], [1, 0, 2, 1]), 3, "block").tolist()  # (xadj, adjncy)
