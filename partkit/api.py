@@ -148,6 +148,9 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     bound = weight_bounds(graph.total_vertex_weight(), np.full(k, 1.0 / k) if fractions is None else fractions, eps)
+    # with target weights, a part may also not fall below its target / (1 + ε)
+    lower = None if fractions is None else \
+        np.floor(fractions * graph.total_vertex_weight() / (1.0 + np.asarray(eps)) + 1e-9).astype(np.int64)
     if k == 1:
         part = np.zeros(graph.n, dtype=np.int64)
     else:
@@ -156,7 +159,7 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
             inputs.append(contract_fixed(graph, fixed))
         candidates = [constrain(graph, check_partition(g, function(g, k, imbalance=imbalance, seed=seed, **options),
                                                        k)[slice(None) if cmap is None else cmap],
-                                bound, fixed=fixed, contiguous=bool(contiguous), objective=objective)
+                                bound, fixed=fixed, contiguous=bool(contiguous), objective=objective, lower=lower)
                       for g, cmap in inputs]
         part = min(candidates, key=lambda candidate: rank(graph, candidate, bound, objective))
     return graph, part, balance_problem(graph, part, bound, method), (fractions, eps)

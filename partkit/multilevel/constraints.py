@@ -13,6 +13,8 @@ returned, all within the bound ``maxw`` (k, ncon):
    part, and greedy cut-improving moves of the free vertices restore the
    bound and repair the cut around them. No later pass moves a fixed
    vertex, so each ends in its part, exactly.
+   Without fixed vertices, parts below a least weight (given with target
+   part weights) take weight from the others along paths of parts (:func:`fill`).
 2. **Volume objective** (:func:`refine_volume`): greedy moves of boundary
    vertices that lower the total communication volume (METIS
    ``objtype=vol``: the number of (vertex, other adjacent part) pairs,
@@ -41,7 +43,7 @@ from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_mov
 from partkit.graph import Graph
 from partkit.multilevel.context import preset
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
-from partkit.multilevel.kernels.refinement_moves import part_weights
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices, part_weights
 
 #: Rounds of greedy moves per pass (each visits every vertex once).
 MAX_ROUNDS = 20
@@ -49,7 +51,7 @@ MAX_ROUNDS = 20
 CONTIGUITY_ROUNDS = 4
 
 
-def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut"):
+def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut", lower=None):
     """``part`` with the fixed vertices in their parts, refined for ``objective``, parts made contiguous.
 
     Parameters
@@ -61,6 +63,9 @@ def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut
         The part of every fixed vertex, -1 for a free one.
     contiguous : bool
     objective : {"cut", "volume"}
+    lower : int64 array, shape (k, ncon), optional
+        Least weight of every part (target part weights): parts below it
+        get weight along paths of parts first (see :func:`fill`).
 
     Returns
     -------
@@ -80,8 +85,10 @@ def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut
     movable = np.ones(graph.n, dtype=np.bool_) if fixed is None else fixed < 0
     if fixed is not None:
         part = fix(graph, part, fixed, maxw)
+    elif lower is not None:
+        part = fill(graph, part, lower, maxw)
     if objective == "volume":
-        part = refine_volume(graph, part, maxw, movable)
+        part = refine_volume(graph, part, maxw, movable, None if fixed is not None else lower)
     if contiguous:
         part = make_contiguous(graph, part, maxw, movable)
     return part
@@ -106,12 +113,13 @@ def rank(graph, part, maxw, objective="cut"):
     return over, edge_cut(graph, part)
 
 
-def _moves(graph, part, maxw, movable, objective, connected=False):
-    """Greedy moves (in place) for ``objective``, then, unless parts must stay ``connected``, the
-    last-resort unloading of overloaded parts."""
+def _moves(graph, part, maxw, movable, objective, connected=False, minw=None):
+    """Greedy moves (in place) for ``objective`` keeping parts at ``minw`` (default 0), then, unless parts
+    must stay ``connected``, the last-resort unloading of overloaded parts."""
     pw = part_weights(graph.vwgt, part, maxw.shape[0])
     vsize = np.ones(graph.n, dtype=np.int64) if graph.vsize is None else graph.vsize
-    greedy_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, vsize, part, pw, maxw, movable, objective,
+    minw = np.zeros_like(maxw) if minw is None else minw
+    greedy_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, vsize, part, pw, minw, maxw, movable, objective,
                  MAX_ROUNDS, connected)
     if not connected:
         unload(graph.vwgt, part, pw, maxw, movable)
@@ -183,8 +191,43 @@ def fix(graph, part, fixed, maxw):
     return part
 
 
-def refine_volume(graph, part, maxw, movable):
-    """A copy of ``part`` refined by greedy moves for the total communication volume.
+def fill(graph, part, lower, maxw):
+    """A copy of ``part`` in which parts below ``lower`` (k, ncon) took weight from the others along paths of parts.
+
+    Partitioners bound parts from above only; with unequal targets a small
+    part may end well below its target, or empty (it then starts from a
+    boundary vertex of the part with most weight to spare). The path balancer
+    (:func:`kernels.refinement_balance.balance_along_paths`) run with
+    ``lower`` as the bound moves weight from the parts above it into those
+    below it, so no part gains more than ``lower`` and none loses below it;
+    greedy moves within ``[lower, maxw]`` then repair the cut.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> g = grid2d(4, 4)
+    >>> np.bincount(fill(g, np.array([0] * 2 + [1] * 14), np.array([[4], [12]]), np.array([[5], [13]]))).tolist()
+    [4, 12]
+    """
+    part = np.array(part, dtype=np.int64)
+    k = lower.shape[0]
+    pw = part_weights(graph.vwgt, part, k)
+    for p in np.flatnonzero(~pw.any(axis=1) & lower.any(axis=1)):  # an empty part grows from a boundary vertex
+        donor = int(np.argmax((pw - lower).min(axis=1)))
+        boundary = boundary_vertices(graph.xadj, graph.adjncy, part)
+        v = boundary[part[boundary] == donor][0] if np.any(part[boundary] == donor) else np.flatnonzero(part == donor)[0]
+        part[v] = p
+        pw[donor] -= graph.vwgt[v]
+        pw[p] += graph.vwgt[v]
+    if np.any(pw < lower):
+        balance_along_paths(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, lower,
+                            10 * preset("default").refinement.balance_rounds)
+        _moves(graph, part, maxw, np.ones(graph.n, dtype=bool), CUT, minw=lower)
+    return part
+
+
+def refine_volume(graph, part, maxw, movable, minw=None):
+    """A copy of ``part`` refined by greedy moves for the total communication volume (parts kept at ``minw``).
 
     Examples
     --------
@@ -197,7 +240,7 @@ def refine_volume(graph, part, maxw, movable):
     7
     """
     part = np.array(part, dtype=np.int64)
-    _moves(graph, part, maxw, movable, VOLUME)
+    _moves(graph, part, maxw, movable, VOLUME, minw=minw)
     return part
 
 

@@ -156,8 +156,11 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
             continue
         k0 = kk // 2
         eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].mean(axis=0), kk)
-        fraction0 = k0 / kk if fractions is None else \
-            bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
+        if fractions is not None:  # unequal targets: the lighter side's shortfall is held to eps of its target
+            fraction0 = bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
+            eps *= min(fraction0, 1.0 - fraction0) / max(fraction0, 1.0 - fraction0, 1e-12)
+        else:
+            fraction0 = k0 / kk
         side = np.asarray(bisect(sub, fraction0, eps, derive(seed, offset, kk)), dtype=np.int64)
         (on0, sub0), (on1, sub1) = split_graph(sub, side)
         stack.append((sub1, ids[on1], kk - k0, offset + k0))
