@@ -132,16 +132,12 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
         raise InputError(f"imbalance must be a number in [0, 10), got {imbalance!r}")
     seed = check_seed(seed)
     function = get_method(method)
-    if tpwgts is not None:
-        options["tpwgts"] = tpwgts
-    if ubvec is not None:
-        options["ubvec"] = ubvec
-    options = validate(method, options)
+    options.update({name: value for name, value in (("tpwgts", tpwgts), ("ubvec", ubvec)) if value is not None})
+    options = validate(method, options)  # the method's table says whether it takes tpwgts and ubvec
     fractions = check_tpwgts(graph, k, options.get("tpwgts"))
-    eps = imbalance if options.get("ubvec") is None else check_ubvec(graph, options["ubvec"]) - 1.0
-    for name, value in (("tpwgts", fractions), ("ubvec", None if np.isscalar(eps) else eps + 1.0)):
-        if name in options:
-            options[name] = value
+    ubvec = None if options.get("ubvec") is None else check_ubvec(graph, options["ubvec"])
+    eps = imbalance if ubvec is None else ubvec - 1.0
+    options.update({name: value for name, value in (("tpwgts", fractions), ("ubvec", ubvec)) if value is not None})
     fixed = check_fixed(graph, k, fixed)
     if not isinstance(contiguous, (bool, np.bool_)):
         raise InputError(f"contiguous must be true or false, got {contiguous!r}")
@@ -154,13 +150,15 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
     if k == 1:
         part = np.zeros(graph.n, dtype=np.int64)
     else:
-        inputs = [(graph, None)]
+        # with fixed vertices, the method also partitions the graph with each part's fixed vertices merged
+        inputs = [(graph, np.arange(graph.n))]
         if fixed is not None and k <= np.count_nonzero(fixed < 0) + np.unique(fixed[fixed >= 0]).size:
             inputs.append(contract_fixed(graph, fixed))
-        candidates = [constrain(graph, check_partition(g, function(g, k, imbalance=imbalance, seed=seed, **options),
-                                                       k)[slice(None) if cmap is None else cmap],
-                                bound, fixed=fixed, contiguous=bool(contiguous), objective=objective, lower=lower)
-                      for g, cmap in inputs]
+        candidates = []
+        for g, cmap in inputs:
+            part = check_partition(g, function(g, k, imbalance=imbalance, seed=seed, **options), k)[cmap]
+            candidates.append(constrain(graph, part, bound, fixed=fixed, contiguous=bool(contiguous),
+                                        objective=objective, lower=lower))
         part = min(candidates, key=lambda candidate: rank(graph, candidate, bound, objective))
     return graph, part, balance_problem(graph, part, bound, method), (fractions, eps)
 

@@ -156,7 +156,8 @@ def test_cli_options(tmp_path):
                           (("--method", "fm", "--ubvec", "1.1"), "has no option 'ubvec'"),
                           (("-objtype=vol",), "long options take two dashes"),
                           (("-contig",), "long options take two dashes"),
-                          (("-ocontig",), "long options take two dashes")]:
+                          (("-ocontig",), "long options take two dashes"),
+                          (("--ubvec", "1.1", "--imbalance", "0.1"), "not both")]:
         result = run("-k", "2", *args)
         assert result.returncode == 2 and message in result.stderr, (args, result.stderr)
         assert not (tmp_path / "bjtype=vol").exists() and not (tmp_path / "contig").exists()

@@ -31,7 +31,7 @@ def register(subparsers):
                                 "(minimising λ-1; --preset and -O KEY=VALUE set its parameters)")
     parser.add_argument("--method", choices=list(METHODS),
                         help=f"partitioning method of the graph model (default {DEFAULT_METHOD})")
-    parser.add_argument("--imbalance", type=real(0), default=0.03,
+    parser.add_argument("--imbalance", type=real(0),
                         help="allowed imbalance: max part weight <= (1 + imbalance) * average (default 0.03)")
     parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     for name, help in (("preset", "speed/quality trade-off, for methods that have one"),
@@ -67,7 +67,11 @@ def register(subparsers):
 def run(args):
     """Partition, write the partition file, print the metrics (on all ranks when launched under MPI)."""
     from partkit.distributed.launch import world_size
+    from partkit.errors import InputError
 
+    if args.imbalance is not None and args.ubvec is not None:
+        raise InputError("give --imbalance or --ubvec, not both (--ubvec 1.05 is --imbalance 0.05 per constraint)")
+    args.imbalance = 0.03 if args.imbalance is None else args.imbalance
     if world_size() > 1:
         from partkit.distributed.command import run as run_distributed
 
@@ -75,7 +79,6 @@ def run(args):
     if args.model != "graph":
         return run_hypergraph(args)
     from partkit.api import partition_report
-    from partkit.errors import InputError
     from partkit.io import read_partition, write_mesh_partition, write_partition
     from partkit.io.meshes import check_mesh_output
     from partkit.methods import DEFAULT_METHOD
