@@ -36,7 +36,9 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
     tpwgts : array_like of float, shape (k,) or (k, ncon), optional
         METIS ``tpwgts``: the target share of every part (per constraint),
         each column summing to 1. Default ``1 / k``. Methods ``multilevel``
-        and ``metis``.
+        (its initial bisections split by the first constraint's targets; the
+        others are met as far as its balancer can, like several constraints
+        in general) and ``metis`` (one constraint).
     ubvec : array_like of float, shape (ncon,), optional
         METIS ``ubvec``: the allowed imbalance per constraint, ``1.05`` for
         5 %; replaces ``imbalance``. Methods ``multilevel`` and ``metis``.
@@ -73,7 +75,7 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
     Examples
     --------
     >>> import scipy.sparse as sp
-    >>> path = sp.diags([1, 1], [-1, 1], shape=(6, 6))  # a path of 6 vertices
+    >>> path = sp.diags([1.0, 1.0], [-1, 1], shape=(6, 6))  # a path of 6 vertices
     >>> partition(path, 2, "block").tolist()
     [0, 0, 0, 1, 1, 1]
     >>> partition(([0, 1, 3, 4], [1, 0, 2, 1]), 3, "block").tolist()  # (xadj, adjncy)
@@ -119,7 +121,7 @@ def partition_report(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=No
 
 def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous, objective, options):
     """``(graph, part, balance problem or None, (tpwgts, ε))`` after checking every argument once."""
-    from partkit.multilevel.constraints import constrain
+    from partkit.multilevel.constraints import constrain, contract_fixed, rank
 
     graph = as_graph(graph)
     method = method or DEFAULT_METHOD
@@ -129,27 +131,34 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
         raise InputError(f"imbalance must be a number in [0, 10), got {imbalance!r}")
     seed = check_seed(seed)
     function = get_method(method)
-    if tpwgts is not None:
-        options["tpwgts"] = tpwgts
-    if ubvec is not None:
-        options["ubvec"] = ubvec
-    options = validate(method, options)
+    options.update({name: value for name, value in (("tpwgts", tpwgts), ("ubvec", ubvec)) if value is not None})
+    options = validate(method, options)  # the method's table says whether it takes tpwgts and ubvec
     fractions = check_tpwgts(graph, k, options.get("tpwgts"))
-    eps = imbalance if options.get("ubvec") is None else check_ubvec(graph, options["ubvec"]) - 1.0
-    for name, value in (("tpwgts", fractions), ("ubvec", None if np.isscalar(eps) else eps + 1.0)):
-        if name in options:
-            options[name] = value
+    ubvec = None if options.get("ubvec") is None else check_ubvec(graph, options["ubvec"])
+    eps = imbalance if ubvec is None else ubvec - 1.0
+    options.update({name: value for name, value in (("tpwgts", fractions), ("ubvec", ubvec)) if value is not None})
     fixed = check_fixed(graph, k, fixed)
     if not isinstance(contiguous, (bool, np.bool_)):
         raise InputError(f"contiguous must be true or false, got {contiguous!r}")
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     bound = weight_bounds(graph.total_vertex_weight(), np.full(k, 1.0 / k) if fractions is None else fractions, eps)
+    # with target weights, a part may also not fall below its target / (1 + ε)
+    lower = None if fractions is None else \
+        np.floor(fractions * graph.total_vertex_weight() / (1.0 + np.asarray(eps)) + 1e-9).astype(np.int64)
     if k == 1:
         part = np.zeros(graph.n, dtype=np.int64)
     else:
-        part = check_partition(graph, function(graph, k, imbalance=imbalance, seed=seed, **options), k)
-        part = constrain(graph, part, bound, fixed=fixed, contiguous=bool(contiguous), objective=objective)
+        # with fixed vertices, the method also partitions the graph with each part's fixed vertices merged
+        inputs = [(graph, np.arange(graph.n))]
+        if fixed is not None and k <= np.count_nonzero(fixed < 0) + np.unique(fixed[fixed >= 0]).size:
+            inputs.append(contract_fixed(graph, fixed))
+        candidates = []
+        for g, cmap in inputs:
+            part = check_partition(g, function(g, k, imbalance=imbalance, seed=seed, **options), k)[cmap]
+            candidates.append(constrain(graph, part, bound, fixed=fixed, contiguous=bool(contiguous),
+                                        objective=objective, lower=lower))
+        part = min(candidates, key=lambda candidate: rank(graph, candidate, bound, objective))
     return graph, part, balance_problem(graph, part, bound, method), (fractions, eps)
 
 
@@ -165,6 +174,12 @@ def check_tpwgts(graph, k, tpwgts):
     InputError
         Unless it has k rows (and 1 or ncon columns) of non-negative
         numbers, each column summing to 1 within 0.001.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> check_tpwgts(grid2d(2, 2), 2, [0.25, 0.75]).tolist()
+    [[0.25], [0.75]]
     """
     if tpwgts is None:
         return None
@@ -182,7 +197,14 @@ def check_tpwgts(graph, k, tpwgts):
 
 
 def check_ubvec(graph, ubvec):
-    """``ubvec`` as an (ncon,) float array of tolerances in [1, 11), else InputError."""
+    """``ubvec`` as an (ncon,) float array of tolerances in [1, 11), else InputError.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> check_ubvec(grid2d(2, 2), [1.05]).tolist()
+    [1.05]
+    """
     array = np.asarray(ubvec, dtype=np.float64).ravel()
     if array.size != graph.ncon:
         raise InputError(f"ubvec must have ncon={graph.ncon} values, got {array.size}")
@@ -198,6 +220,12 @@ def check_fixed(graph, k, fixed):
     ------
     InputError
         For a wrong length, a non-integer entry or an id outside [-1, k).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> check_fixed(grid2d(2, 2), 2, [-1, 1, 0, -1]).tolist()
+    [-1, 1, 0, -1]
     """
     if fixed is None:
         return None
@@ -271,7 +299,14 @@ def _check_k(graph, k):
 
 
 def balance_problem(graph, part, bound, method="partition"):
-    """Why ``part`` exceeds ``bound`` (k, ncon), or None when every part is within it."""
+    """Why ``part`` exceeds ``bound`` (k, ncon), or None when every part is within it.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> balance_problem(grid2d(2, 2), np.array([0, 0, 0, 1]), np.array([[2], [2]]), "block")
+    'grid2x2: block partition exceeds the balance bound (part 0 weighs [3] > [2]): the method could not meet the bound'
+    """
     weights = part_weights(graph, part, bound.shape[0])
     if np.all(weights <= bound):
         return None

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+import partkit
 from partkit import InputError
 from partkit.io import read_graph, read_mesh, read_meshio, read_metis_mesh
 from partkit.io.meshes import TYPE_NAMES, mesh_from_cells
@@ -152,3 +153,50 @@ def test_cli_nodal_graph_and_errors(meshes, tmp_path):
     bad.write_text("not xml")
     result = _partkit("partition", bad, "-k", 2, cwd=tmp_path)
     assert result.returncode == 2 and "meshio cannot read it" in result.stderr
+
+
+def test_mixed_3d_cells_share_faces_of_either_shape():
+    # a hexahedron and a wedge share the quadrilateral 1-2-6-5, a tetrahedron sits on the wedge's top
+    # triangle and a pyramid on the hexahedron's face 0-1-5-4
+    hexahedron = [0, 1, 2, 3, 4, 5, 6, 7]
+    wedge = [1, 8, 2, 5, 9, 6]  # triangles 1-8-2 and 5-9-6, quadrilateral faces 1-8-9-5, 8-2-6-9, 2-1-5-6
+    tetra = [5, 9, 6, 10]
+    pyramid = [0, 1, 5, 4, 11]
+    mesh = mesh_from_cells(12, [("hexahedron", [hexahedron]), ("wedge", [wedge]), ("tetra", [tetra]),
+                                ("pyramid", [pyramid]), ("triangle", [[0, 1, 2]])])
+    assert mesh.nelements == 4  # the triangle is of a lower dimension
+    pairs = sorted(map(tuple, mesh.shared_facets().tolist()))
+    assert pairs == [(0, 1), (0, 3), (1, 2)]
+    assert mesh.dual_graph(ncommon=1).m == 6  # METIS's rule with ncommon=1: any shared node (all pairs here)
+
+
+def test_element_centroids_serve_the_geometric_methods(meshes):
+    graph = read_graph(meshes["box"])
+    for method in ("rcb", "inertial"):
+        part = partkit.partition(graph, 4, method)
+        assert is_balanced(graph, part, 4, 0.03)
+    corner = np.argmin(graph.coords.sum(axis=1))
+    assert np.all(graph.coords[corner] < 0.2)
+
+
+@pytest.mark.parametrize("suffix, needs", [(".vtk", None), (".vtu", None), (".xdmf", "h5py")])
+def test_partition_written_and_read_back_in_every_format(meshes, tmp_path, suffix, needs):
+    if needs:
+        pytest.importorskip(needs)
+    out = tmp_path / f"box{suffix}"
+    result = _partkit("partition", meshes["quad"], "-k", 3, "-o", out, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    again = read_meshio(out)
+    assert again.nelements == 72 and np.array_equal(again.dual_graph().xadj, read_graph(meshes["quad"]).xadj)
+    epart = np.loadtxt(f"{meshes['quad']}.epart.3", dtype=np.int64)
+    assert np.array_equal(np.concatenate(meshio.read(out).cell_data["part"]).ravel(), epart)
+
+
+def test_exodus_input_and_outputs_that_would_lose_the_part(meshes, tmp_path):
+    pytest.importorskip("netCDF4")
+    exodus = tmp_path / "quad.exo"
+    meshio.write(exodus, meshio.read(meshes["quad"]))
+    assert read_graph(exodus).m == read_graph(meshes["quad"]).m
+    for suffix in (".msh", ".exo"):
+        result = _partkit("partition", meshes["quad"], "-k", 3, "-o", f"out{suffix}", cwd=tmp_path)
+        assert result.returncode == 2 and "is written as .vtu, .vtk, .xdmf" in result.stderr

@@ -18,7 +18,7 @@ from partkit.cli._hypergraph import add_model_arguments, context_options, load_h
 def register(subparsers):
     """Add the ``partition`` subcommand."""
     from partkit.methods import DEFAULT_METHOD, METHODS
-    from partkit.methods.options import describe
+    from partkit.methods.options import OPTIONS, TARGETS, describe
 
     methods = "; ".join(f"{name}: {description}" for name, (_, description) in METHODS.items())
     parser = subparsers.add_parser(
@@ -31,21 +31,22 @@ def register(subparsers):
                                 "(minimising λ-1; --preset and -O KEY=VALUE set its parameters)")
     parser.add_argument("--method", choices=list(METHODS),
                         help=f"partitioning method of the graph model (default {DEFAULT_METHOD})")
-    parser.add_argument("--imbalance", type=real(0), default=0.03,
+    parser.add_argument("--imbalance", type=real(0),
                         help="allowed imbalance: max part weight <= (1 + imbalance) * average (default 0.03)")
     parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
-    parser.add_argument("--preset", choices=["fast", "default", "strong"],
-                        help="speed/quality trade-off, for methods that have one")
+    for name, help in (("preset", "speed/quality trade-off, for methods that have one"),
+                       ("refine", "refine a bisection method's result with FM")):
+        choices = next(o.choices for options in OPTIONS.values() for o in options if o.name == name)
+        parser.add_argument(f"--{name}", choices=[c for c in choices if c is not None], help=help)
+    for option, metavar, example in ((TARGETS[0], "F,F,...", " (e.g. 0.5,0.25,0.25; F:F per part with several "
+                                                              "constraints)"),
+                                     (TARGETS[1], "U,...", "")):
+        takers = " and ".join(method for method, options in OPTIONS.items() if option in options)
+        parser.add_argument(f"--{option.name}", type=fractions, metavar=metavar,
+                            help=f"{option.help}{example}; methods {takers}")
     parser.add_argument("--threads", type=integer(0, 4096), default=None, metavar="N",
                         help="threads of the multilevel method (default: every core this process may use; "
                              "the partition is the same for any N)")
-    parser.add_argument("--refine", choices=["fm"], help="refine a bisection method's result with FM")
-    parser.add_argument("--tpwgts", type=fractions, metavar="F,F,...",
-                        help="target share of every part (k fractions summing to 1, e.g. 0.5,0.25,0.25; with "
-                             "several constraints F:F per part); methods multilevel and metis")
-    parser.add_argument("--ubvec", type=fractions, metavar="U,...",
-                        help="allowed imbalance per constraint as in METIS (1.05 is 5%%); replaces --imbalance; "
-                             "methods multilevel and metis")
     parser.add_argument("--fixed", metavar="FILE",
                         help="fixed vertices: a partition file with the part of every fixed vertex and -1 for a "
                              "free one; every fixed vertex ends in its part")
@@ -60,7 +61,7 @@ def register(subparsers):
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="partition file (default FILE.part.K); for a mesh input FILE.epart.K and FILE.npart.K "
                              "(element and node parts, as mpmetis) are written, and an OUT with a mesh suffix "
-                             "(.vtu, .vtk, .msh, .xdmf) gets the mesh with the part as cell and point data")
+                             "(.vtu, .vtk, .xdmf) gets the mesh with the part as cell and point data")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(func=run)
@@ -69,7 +70,11 @@ def register(subparsers):
 def run(args):
     """Partition, write the partition file, print the metrics (on all ranks when launched under MPI)."""
     from partkit.distributed.launch import world_size
+    from partkit.errors import InputError
 
+    if args.imbalance is not None and args.ubvec is not None:
+        raise InputError("give --imbalance or --ubvec, not both (--ubvec 1.05 is --imbalance 0.05 per constraint)")
+    args.imbalance = 0.03 if args.imbalance is None else args.imbalance
     if world_size() > 1:
         from partkit.distributed.command import run as run_distributed
 
@@ -77,8 +82,8 @@ def run(args):
     if args.model != "graph":
         return run_hypergraph(args)
     from partkit.api import partition_report
-    from partkit.errors import InputError
     from partkit.io import read_partition, write_mesh_partition, write_partition
+    from partkit.io.meshes import check_mesh_output
     from partkit.methods import DEFAULT_METHOD
 
     from partkit._threads import keep_freed_memory
@@ -87,16 +92,17 @@ def run(args):
     args.method = args.method or DEFAULT_METHOD
     inputs = [args.file, args.coords]
     mesh_output = args.output is not None and is_mesh_file(args.output)
+    if mesh_output and not is_mesh_file(args.file):
+        raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
     if is_mesh_file(args.file) and (args.output is None or mesh_output):
         outputs = [output_path(argparse.Namespace(output=None), f"{args.file}.{kind}.{args.k}", inputs)
                    for kind in ("epart", "npart")]
         if mesh_output:
-            outputs.append(output_path(args, None, inputs))
+            check_mesh_output(args.output)
+            outputs.append(args.output)
     else:
         outputs = [output_path(args, f"{args.file}.part.{args.k}", inputs)]
     graph, mesh = load_input(args)
-    if mesh_output and mesh is None:
-        raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
     printer = progress_printer(args.quiet or args.json)
     flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads, "tpwgts": args.tpwgts,
              "ubvec": args.ubvec}

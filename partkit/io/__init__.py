@@ -16,7 +16,7 @@ import numpy as np
 
 from partkit.errors import InputError
 from partkit.graph import Graph
-from partkit.io import matrix_market, meshes, metis
+from partkit.io import matrix_market, metis
 from partkit.io._output import check_output
 from partkit.io._source import base_name, read_source
 from partkit.io.matrix_market import MAX_DENSE_ENTRIES, parse_matrix, read_matrix
@@ -56,6 +56,15 @@ def read_any_mesh(path, *, coords=None, untyped=False) -> Mesh:
     ------
     InputError
         When ``path`` is not a mesh file by its name, or is malformed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "square.mesh"
+    >>> _ = path.write_text("2\\n1 2 3\\n1 3 4\\n")
+    >>> mesh = read_any_mesh(path)
+    >>> mesh, mesh.node_parts([0, 1]).tolist()
+    (Mesh(name='square.mesh', elements=2 (triangle), nodes=4), [0, 0, 0, 1])
     """
     kind = file_kind(path)
     if kind == "mesh":

@@ -38,6 +38,8 @@ from partkit.io._source import base_name
 
 #: File name endings read through meshio.
 SUFFIXES = (".msh", ".vtu", ".vtk", ".xdmf", ".xmf", ".exo", ".e", ".ex2")
+#: Those :func:`write_mesh_partition` writes: meshio keeps both cell and point data in them.
+WRITE_SUFFIXES = (".vtu", ".vtk", ".xdmf", ".xmf")
 
 #: Cell type -> (dimension, corner facets, corner edges), in meshio's (VTK's) node order.
 CELL_TYPES = {
@@ -233,6 +235,11 @@ def mesh_from_cells(nnodes, cells, points=None, name="mesh", blocks=None) -> Mes
     InputError
         For a cell type without a known facet table, a node out of range or
         an element that repeats a node.
+
+    Examples
+    --------
+    >>> mesh_from_cells(5, [("tetra", [[0, 1, 2, 3], [1, 2, 3, 4]]), ("triangle", [[0, 1, 2]])])
+    Mesh(name='mesh', elements=2 (tetra), nodes=5)
     """
     known = []
     for kind, conn in cells:
@@ -302,8 +309,7 @@ def read_meshio(path) -> Mesh:
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - meshio raises many types for malformed files
         text = " ".join(str(exc).split()) if str(exc) and not isinstance(exc, SystemExit) else \
             " ".join(said.getvalue().split())
-        reason = text or type(exc).__name__
-        raise InputError(f"{path}: meshio cannot read it: {reason}") from None
+        raise InputError(f"{path}: meshio cannot read it: {_reason(exc, text)}") from None
     points = np.asarray(mesh.points, dtype=np.float64)
     if points.ndim == 2 and points.shape[1] == 3 and points.size and not np.any(points[:, 2]):
         points = points[:, :2]  # a planar mesh: 2-D coordinates
@@ -314,13 +320,26 @@ def read_meshio(path) -> Mesh:
 def write_mesh_partition(path, mesh, epart, npart) -> None:
     """Write ``mesh`` with the element parts as cell data ``part`` and the node parts as point data ``part``.
 
-    The format follows the file name (``.vtu`` for ParaView, ``.msh``,
-    ``.xdmf``, ...), through meshio.
+    The format follows the file name, one of :data:`WRITE_SUFFIXES`
+    (``.vtu`` for ParaView), through meshio.
+
+    Raises
+    ------
+    InputError
+        For another suffix (meshio's Gmsh and Exodus writers drop the cell
+        data), or when meshio cannot write the file.
+
+    Examples
+    --------
+    >>> import meshio, tempfile, pathlib
+    >>> mesh = mesh_from_cells(4, [("triangle", [[0, 1, 2], [0, 2, 3]])], np.eye(4, 2))
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "parts.vtu"
+    >>> write_mesh_partition(path, mesh, *mesh.parts([0, 1], "dual"))
+    >>> meshio.read(path).cell_data["part"][0].tolist()
+    [0, 1]
     """
     meshio = _meshio()
-    from partkit.io._output import check_output
-
-    check_output(path, option="-o")
+    check_mesh_output(path)
     points = mesh.points if mesh.points is not None else np.zeros((mesh.nnodes, 3))
     blocks = mesh.blocks
     if blocks is None:  # a METIS mesh: one block per cell type, elements regrouped
@@ -334,4 +353,21 @@ def write_mesh_partition(path, mesh, epart, npart) -> None:
     try:
         meshio.write(path, out)
     except Exception as exc:  # noqa: BLE001 - meshio raises many types
-        raise InputError(f"{path}: meshio cannot write it: {exc}") from None
+        raise InputError(f"{path}: meshio cannot write it: {_reason(exc, str(exc))}") from None
+
+
+def check_mesh_output(path):
+    """Refuse, before any work, a mesh output that :func:`write_mesh_partition` cannot write."""
+    from partkit.io._output import check_output
+
+    if not str(path).lower().endswith(WRITE_SUFFIXES):
+        raise InputError(f"-o {path}: a partitioned mesh is written as {', '.join(WRITE_SUFFIXES)} (meshio keeps "
+                         "the part as cell and point data only in these)")
+    check_output(path, option="-o")
+
+
+def _reason(exc, text):
+    """Why meshio failed, in one line; a missing module (h5py for XDMF, netCDF4 for Exodus) says how to get it."""
+    if isinstance(exc, ModuleNotFoundError):
+        return f"it needs the Python package {exc.name} (pip install 'partkit[mesh]')"
+    return text or type(exc).__name__

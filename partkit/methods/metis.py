@@ -18,8 +18,9 @@ def partition(graph, k, *, imbalance=0.03, seed=0, recursive=False, tpwgts=None,
         METIS random seed.
     recursive : bool
         Use ``METIS_PartGraphRecursive`` instead of k-way.
-    tpwgts : float array, shape (k,) or (k, ncon), optional
-        Target share of every part, passed to METIS.
+    tpwgts : float array, shape (k,) or (k, 1), optional
+        Target share of every part, passed to METIS (one constraint only:
+        pymetis takes no more).
     ubvec : float array, shape (ncon,), optional
         Allowed imbalance per constraint; pymetis passes one ``ufactor``,
         so METIS gets the smallest.
@@ -31,8 +32,10 @@ def partition(graph, k, *, imbalance=0.03, seed=0, recursive=False, tpwgts=None,
     if ubvec is not None:
         imbalance = float(np.min(ubvec)) - 1.0
     options = pymetis.Options(ufactor=max(1, int(round(1000 * imbalance))), seed=int(seed))
-    if tpwgts is not None:  # k x ncon, row-major as METIS expects
-        tpwgts = np.broadcast_to(np.reshape(tpwgts, (int(k), -1)), (int(k), graph.ncon)).ravel().tolist()
+    if tpwgts is not None:
+        if graph.ncon > 1:
+            raise InputError("method 'metis': pymetis takes target part weights for one constraint only")
+        tpwgts = np.ravel(tpwgts).tolist()
     vweights = graph.vwgt.ravel()  # row-major: ncon weights per vertex, as METIS expects
     adjacency = pymetis.CSRAdjacency(graph.xadj, graph.adjncy)
     _, part = pymetis.part_graph(int(k), adjacency, vweights=vweights, eweights=graph.adjwgt,

@@ -113,7 +113,7 @@ def _numbers(value):
 TARGETS = (
     Option("tpwgts", list, None, "target share of every part: k fractions, or k x ncon, each column summing to 1",
            cli=False),
-    Option("ubvec", list, None, "allowed imbalance per constraint as in METIS (1.05 is 5%%); replaces imbalance",
+    Option("ubvec", list, None, "allowed imbalance per constraint as in METIS (1.05 allows 5 percent); replaces imbalance",
            cli=False),
 )
 

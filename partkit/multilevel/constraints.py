@@ -3,12 +3,18 @@
 :func:`constrain` runs them in this order on the partition a method
 returned, all within the bound ``maxw`` (k, ncon):
 
-1. **Fixed vertices** (:func:`fix`): the parts are renumbered so that as
+1. **Fixed vertices** (:func:`fix`): the method's partition of the graph,
+   and its partition of the graph with the fixed vertices of each part
+   merged into one vertex (:func:`contract_fixed`: the free vertices gather
+   around them), both go through these passes and the caller keeps the
+   better (:func:`rank`). In each, the parts are renumbered so that as
    much fixed weight as possible is already in its part (an assignment
    problem between equally bounded parts), every fixed vertex is put in its
    part, and greedy cut-improving moves of the free vertices restore the
    bound and repair the cut around them. No later pass moves a fixed
    vertex, so each ends in its part, exactly.
+   Without fixed vertices, parts below a least weight (given with target
+   part weights) take weight from the others along paths of parts (:func:`fill`).
 2. **Volume objective** (:func:`refine_volume`): greedy moves of boundary
    vertices that lower the total communication volume (METIS
    ``objtype=vol``: the number of (vertex, other adjacent part) pairs,
@@ -30,10 +36,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from partkit.multilevel.kernels.coarsening_contraction import contract
 from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_moves, unload
+from partkit.graph import Graph
 from partkit.multilevel.context import preset
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
-from partkit.multilevel.kernels.refinement_moves import part_weights
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices, part_weights
 
 #: Rounds of greedy moves per pass (each visits every vertex once).
 MAX_ROUNDS = 20
@@ -41,7 +49,7 @@ MAX_ROUNDS = 20
 CONTIGUITY_ROUNDS = 4
 
 
-def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut"):
+def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut", lower=None):
     """``part`` with the fixed vertices in their parts, refined for ``objective``, parts made contiguous.
 
     Parameters
@@ -53,6 +61,9 @@ def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut
         The part of every fixed vertex, -1 for a free one.
     contiguous : bool
     objective : {"cut", "volume"}
+    lower : int64 array, shape (k, ncon), optional
+        Least weight of every part (target part weights): parts below it
+        get weight along paths of parts first (see :func:`fill`).
 
     Returns
     -------
@@ -72,26 +83,91 @@ def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut
     movable = np.ones(graph.n, dtype=np.bool_) if fixed is None else fixed < 0
     if fixed is not None:
         part = fix(graph, part, fixed, maxw)
+    elif lower is not None:
+        part = fill(graph, part, lower, maxw)
     if objective == "volume":
-        part = refine_volume(graph, part, maxw, movable)
+        part = refine_volume(graph, part, maxw, movable, None if fixed is not None else lower)
     if contiguous:
         part = make_contiguous(graph, part, maxw, movable)
     return part
 
 
-def _moves(graph, part, maxw, movable, objective, connected=False):
-    """Greedy moves (in place) for ``objective``, then, unless parts must stay ``connected``, the
-    last-resort unloading of overloaded parts."""
+def rank(graph, part, maxw, objective="cut"):
+    """``(over the bound, objective value)``: the lower, the better partition.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> g = grid2d(2, 2)
+    >>> rank(g, np.array([0, 0, 1, 1]), np.array([[2], [2]]), "volume")
+    (False, 4)
+    """
+    from partkit.metrics import _foreign_pairs, edge_cut
+
+    over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
+    if objective == "volume":  # with vertex sizes, as METIS counts it
+        vertices, _ = _foreign_pairs(graph, part)
+        return over, int(vertices.size if graph.vsize is None else graph.vsize[vertices].sum())
+    return over, edge_cut(graph, part)
+
+
+def _moves(graph, part, maxw, movable, objective, connected=False, minw=None):
+    """Greedy moves (in place) for ``objective`` keeping parts at ``minw`` (default 0), then, unless parts
+    must stay ``connected``, the last-resort unloading of overloaded parts."""
     pw = part_weights(graph.vwgt, part, maxw.shape[0])
     vsize = np.ones(graph.n, dtype=np.int64) if graph.vsize is None else graph.vsize
-    greedy_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, vsize, part, pw, maxw, movable, objective,
+    minw = np.zeros_like(maxw) if minw is None else minw
+    greedy_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, vsize, part, pw, minw, maxw, movable, objective,
                  MAX_ROUNDS, connected)
     if not connected:
         unload(graph.vwgt, part, pw, maxw, movable)
 
 
+def contract_fixed(graph, fixed):
+    """``(contracted, cmap)``: ``graph`` with the fixed vertices of each part merged into one vertex.
+
+    A partition of ``contracted`` that keeps the merged vertices apart cuts,
+    once expanded (``part[cmap]``), exactly as many edges on ``graph`` as on
+    ``contracted``: partitioning it puts the free vertices around the fixed
+    ones. The free vertices come first in their order, then one vertex per
+    part with fixed vertices, in part order (weights summed, edges merged,
+    coordinates averaged).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> contracted, cmap = contract_fixed(grid2d(3, 3), np.array([0, -1, 0, -1, -1, -1, 1, -1, 1]))
+    >>> contracted.n, contracted.vwgt[-2:, 0].tolist(), cmap.tolist()
+    (7, [2, 2], [5, 0, 5, 1, 2, 3, 6, 4, 6])
+    """
+    free = fixed < 0
+    nfree = int(free.sum())
+    used, rank = np.unique(fixed[~free], return_inverse=True)
+    cmap = np.empty(graph.n, dtype=np.int64)
+    cmap[free] = np.arange(nfree)
+    cmap[~free] = nfree + rank
+    nc = nfree + used.size
+    xadj, adjncy, adjwgt, vwgt = contract(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, cmap, nc)
+    coords = None
+    if graph.coords is not None:
+        coords = np.zeros((nc, graph.coords.shape[1]))
+        np.add.at(coords, cmap, graph.coords)
+        coords /= np.bincount(cmap, minlength=nc)[:, None]
+    contracted = Graph(xadj, adjncy, vwgt=vwgt, adjwgt=adjwgt, coords=coords, name=graph.name, validate=False)
+    return contracted, cmap
+
+
 def fix(graph, part, fixed, maxw):
-    """A copy of ``part`` with every fixed vertex (``fixed >= 0``) in its part, within ``maxw`` where possible."""
+    """A copy of ``part`` with every fixed vertex (``fixed >= 0``) in its part, within ``maxw`` where possible.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> g = grid2d(2, 4)
+    >>> fix(g, np.array([0, 0, 0, 0, 1, 1, 1, 1]), np.array([-1, -1, -1, -1, -1, -1, -1, 0]),
+    ...     np.array([[4], [4]])).tolist()  # the parts are renumbered rather than a vertex moved
+    [1, 1, 1, 1, 0, 0, 0, 0]
+    """
     from scipy.optimize import linear_sum_assignment
     k = maxw.shape[0]
     on = fixed >= 0
@@ -107,15 +183,73 @@ def fix(graph, part, fixed, maxw):
     return part
 
 
-def refine_volume(graph, part, maxw, movable):
-    """A copy of ``part`` refined by greedy moves for the total communication volume."""
+def fill(graph, part, lower, maxw):
+    """A copy of ``part`` in which parts below ``lower`` (k, ncon) took weight from the others along paths of parts.
+
+    Partitioners bound parts from above only; with unequal targets a small
+    part may end well below its target, or empty (it then starts from a
+    boundary vertex of the part with most weight to spare). The path balancer
+    (:func:`kernels.refinement_balance.balance_along_paths`) run with
+    ``lower`` as the bound moves weight from the parts above it into those
+    below it, so no part gains more than ``lower`` and none loses below it;
+    greedy moves within ``[lower, maxw]`` then repair the cut.
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> g = grid2d(4, 4)
+    >>> np.bincount(fill(g, np.array([0] * 2 + [1] * 14), np.array([[4], [12]]), np.array([[5], [13]]))).tolist()
+    [4, 12]
+    """
     part = np.array(part, dtype=np.int64)
-    _moves(graph, part, maxw, movable, VOLUME)
+    k = lower.shape[0]
+    pw = part_weights(graph.vwgt, part, k)
+    for p in np.flatnonzero(~pw.any(axis=1) & lower.any(axis=1)):  # an empty part grows from a boundary vertex
+        donor = int(np.argmax((pw - lower).min(axis=1)))
+        boundary = boundary_vertices(graph.xadj, graph.adjncy, part)
+        v = boundary[part[boundary] == donor][0] if np.any(part[boundary] == donor) else np.flatnonzero(part == donor)[0]
+        part[v] = p
+        pw[donor] -= graph.vwgt[v]
+        pw[p] += graph.vwgt[v]
+    if np.any(pw < lower):
+        balance_along_paths(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, lower,
+                            10 * preset("default").refinement.balance_rounds)
+        _moves(graph, part, maxw, np.ones(graph.n, dtype=bool), CUT, minw=lower)
+    return part
+
+
+def refine_volume(graph, part, maxw, movable, minw=None):
+    """A copy of ``part`` refined by greedy moves for the total communication volume (parts kept at ``minw``).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> from partkit.metrics import communication_volume, max_part_weights
+    >>> g = grid2d(4, 4)
+    >>> part = np.array([0, 0, 1, 1] * 4)  # two columns each: 8 boundary vertices, volume 8
+    >>> better = refine_volume(g, part, max_part_weights(g, 2, 0.25), np.ones(16, dtype=bool))
+    >>> communication_volume(g, better)[0]  # a staircase boundary
+    7
+    """
+    part = np.array(part, dtype=np.int64)
+    _moves(graph, part, maxw, movable, VOLUME, minw=minw)
     return part
 
 
 def make_contiguous(graph, part, maxw, movable):
-    """A copy of ``part`` whose parts are connected when the graph is (see the module notes)."""
+    """A copy of ``part`` whose parts are connected when the graph is (see the module notes).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> from partkit.metrics import disconnected_parts
+    >>> g = grid2d(4, 4)
+    >>> part = np.array([0, 0, 1, 1] * 4)
+    >>> part[15] = 0  # a corner of part 1 given to part 0
+    >>> joined = make_contiguous(g, part, np.full((2, 1), 9), np.ones(16, dtype=bool))
+    >>> disconnected_parts(g, part, 2), disconnected_parts(g, joined, 2), int(joined[15])
+    (1, 0, 1)
+    """
     part = np.array(part, dtype=np.int64)
     k = maxw.shape[0]
     rounds = preset("default").refinement.balance_rounds

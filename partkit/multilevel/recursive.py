@@ -165,9 +165,12 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         """The two halves of a bisected sub-problem."""
         sub, ids, kk, offset = task
         k0 = kk // 2
-        eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].sum(axis=0), kk)
-        fraction0 = k0 / kk if fractions is None else \
-            bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
+        eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].mean(axis=0), kk)
+        if fractions is not None:  # unequal targets: the lighter side's shortfall is held to eps of its target
+            fraction0 = bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
+            eps *= min(fraction0, 1.0 - fraction0) / max(fraction0, 1.0 - fraction0, 1e-12)
+        else:
+            fraction0 = k0 / kk
         side = np.asarray(bisect(sub, fraction0, eps, derive(seed, offset, kk)), dtype=np.int64)
         (on0, sub0), (on1, sub1) = split_graph(sub, side)
         return (sub0, ids[on0], k0, offset), (sub1, ids[on1], kk - k0, offset + k0)
@@ -211,14 +214,14 @@ def split_graph(graph, side):
     return out
 
 
-def level_imbalance(total, room, kk):
-    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts of summed bound ``room``."""
+def level_imbalance(total, bound, kk):
+    """Per-level imbalance for a subgraph of weight ``total`` still to be cut into ``kk`` parts of (mean) bound ``bound``."""
     depth = max(1, math.ceil(math.log2(kk)))
     total = np.asarray(total, dtype=np.float64)
     positive = total > 0
     if not np.any(positive):
         return 0.0
-    ratio = float(np.min(room[positive] / total[positive]))
+    ratio = float(np.min(bound[positive] * kk / total[positive]))
     return max(0.0, ratio ** (1.0 / depth) - 1.0)
 
 

@@ -78,13 +78,22 @@ def _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
 
 
 @njit(cache=True)
-def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, objective, max_rounds, connected):
+def _keeps(vwgt, pw, minw, v, a):
+    """Whether part ``a`` stays at least at ``minw[a]`` without ``v``."""
+    for c in range(vwgt.shape[1]):
+        if pw[a, c] - vwgt[v, c] < minw[a, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, minw, maxw, movable, objective, max_rounds, connected):
     """Refine ``part`` in place by single-vertex moves of movable vertices to adjacent parts.
 
     A movable vertex of an overloaded part moves to the adjacent part with
     room that is best for the objective, even if that makes it worse.
     Otherwise a vertex moves when the move keeps the target within its
-    bound and improves the objective: the cut (``CUT``, ties to the part
+    bound, its own part at least at ``minw`` (k, ncon), and improves the objective: the cut (``CUT``, ties to the part
     with more room), or the volume (``VOLUME``, ties to the lower cut; a
     move that keeps the volume is made once per round and vertex). Rounds
     visit the vertices in order until one makes no move, at most
@@ -136,7 +145,7 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, maxw, movable, obj
             improves = best_primary > 0 or (objective == VOLUME and best_primary == 0 and last[v] != r)
             for t in range(nt):
                 conn[touched[t]] = 0
-            if target >= 0 and (improves or overloaded(pw, maxw, a)):
+            if target >= 0 and (overloaded(pw, maxw, a) or (improves and _keeps(vwgt, pw, minw, v, a))):
                 if connected:
                     tag += 2
                     if not _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
