@@ -119,10 +119,10 @@ def test_recursive_bisection_with_weights_and_tight_imbalance():
 
 
 def test_level_imbalance_lands_on_the_bound():
-    room = np.array([4 * 103.0])  # the summed bound of the 4 parts still to be made
-    eps = level_imbalance(np.array([400.0]), room, 4)
+    bound = np.array([103.0])
+    eps = level_imbalance(np.array([400.0]), bound, 4)
     assert (1 + eps) ** 2 * 100 == pytest.approx(103.0)
-    assert level_imbalance(np.array([400.0]), np.array([4 * 90.0]), 4) == 0.0
+    assert level_imbalance(np.array([400.0]), np.array([90.0]), 4) == 0.0
 
 
 def test_fm_refine_bisection_returns_refined_copy():
