@@ -21,9 +21,9 @@ from partkit.multilevel import initial
 from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, side_weights
 from partkit.multilevel.kernels.refinement_balance import rebalance
 from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
-from partkit.multilevel.kernels.refinement_moves import boundary_vertices, label_propagation_refine
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices, parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
-from partkit.multilevel.kernels.coarsening_matching import heavy_edge_matching, two_hop_matching
+from partkit.multilevel.kernels.coarsening_matching import parallel_matching, two_hop_matching
 
 
 def _check(graph, part, k, imbalance=0.03):
@@ -141,7 +141,7 @@ def test_matching_and_contraction_preserve_weights():
     order = np.random.default_rng(0).permutation(g.n).astype(np.int64)
     group = np.zeros(g.n, dtype=np.int64)
     maxvw = np.array([2], dtype=np.int64)
-    match = heavy_edge_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group)
+    match = parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, 11, 8)
     two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, match)
     assert np.array_equal(match[match], np.arange(g.n))  # an involution
     cmap, nc = compact_labels(np.minimum(match, np.arange(g.n)))
@@ -157,9 +157,9 @@ def test_matching_and_contraction_preserve_weights():
 
 def test_matching_respects_groups():
     g = grid2d(10, 10)
-    order = np.arange(g.n, dtype=np.int64)
     group = (np.arange(g.n) % 10 >= 5).astype(np.int64)
-    match = heavy_edge_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, np.array([2]), order, group)
+    match = parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, np.array([2]), group, 11, 8)
+    assert np.count_nonzero(match != np.arange(g.n)) > g.n // 2  # most vertices matched
     assert np.array_equal(group[match], group)
 
 
@@ -174,8 +174,8 @@ def test_refinement_kernels_improve_and_keep_balance():
     pw = native_part_weights(g.vwgt, part, k)
     assert rebalance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, 20, True)
     before = edge_cut(g, part)
-    gain = label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
-                                    boundary_vertices(g.xadj, g.adjncy, part), 5)
+    gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
+                                             boundary_vertices(g.xadj, g.adjncy, part), 5, 16, 2)
     assert edge_cut(g, part) == before - gain and gain > 0
     middle = edge_cut(g, part)
     gain = kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,

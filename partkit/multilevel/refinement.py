@@ -9,7 +9,7 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
     of adjacent parts (:func:`kernels.refinement_balance.balance_along_paths`),
     and moves to non-adjacent parts only as a last resort;
 ``lp``
-    boundary label propagation (:func:`kernels.refinement_moves.label_propagation_refine`);
+    boundary label propagation (:func:`kernels.refinement_moves.parallel_label_propagation_refine`);
 ``fm``
     k-way FM with a max-gain queue and rollback to the best prefix
     (:func:`kernels.refinement_fm.kway_fm_refine`; :func:`kway_fm` rates the

@@ -7,10 +7,9 @@ weights even); plain heavy-edge rating gave lower cuts than
 ``w**2 / (c(u) c(v))`` on the shared test graphs. ``group`` restricts
 matching to vertices of the same group (the current partition in a V-cycle).
 
-:func:`heavy_edge_matching` is the sequential greedy matching;
-:func:`parallel_matching` (the engine's) matches along locally dominant
-edges in synchronous rounds, in parallel, with the same result for any
-thread count.
+:func:`parallel_matching` matches along locally dominant edges in
+synchronous rounds, in parallel, with the same result for any thread
+count; :func:`two_hop_matching` pairs the vertices it leaves single.
 """
 
 import numpy as np
@@ -26,74 +25,6 @@ def _fits(vwgt, u, v, maxvw):
         if vwgt[u, c] + vwgt[v, c] > maxvw[c]:
             return False
     return True
-
-
-@njit(cache=True, nogil=True)
-def heavy_edge_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group):
-    """Match vertices greedily along their best-rated edge.
-
-    Parameters
-    ----------
-    xadj, adjncy, adjwgt : int64 arrays
-        The graph in CSR form.
-    vwgt : int64 array, shape (n, ncon)
-    maxvw : int64 array, shape (ncon,)
-        No matched pair may weigh more than this in any constraint.
-    order : int64 array, shape (n,)
-        Visiting order (a random permutation, usually sorted by degree).
-    group : int64 array, shape (n,)
-        Only vertices with equal ``group`` are matched.
-
-    Returns
-    -------
-    match : int64 array, shape (n,)
-        Partner of every vertex, or the vertex itself when unmatched.
-    """
-    n = xadj.size - 1
-    ncon = vwgt.shape[1]
-    vsum = np.zeros(n, dtype=np.int64)
-    heaviest = np.zeros(ncon, dtype=np.int64)
-    for v in range(n):
-        for c in range(ncon):
-            vsum[v] += vwgt[v, c]
-            heaviest[c] = max(heaviest[c], vwgt[v, c])
-    # skip checks that cannot fail (saves random accesses on large graphs)
-    check_fit = False
-    for c in range(ncon):
-        if 2 * heaviest[c] > maxvw[c]:
-            check_fit = True
-    check_group = False
-    uniform_weight = True
-    for v in range(1, n):
-        if group[v] != group[0]:
-            check_group = True
-        if vsum[v] != vsum[0]:
-            uniform_weight = False
-    match = np.full(n, -1, dtype=np.int64)
-    for idx in range(n):
-        v = order[idx]
-        if match[v] != -1:
-            continue
-        best = -1
-        best_rating = -1
-        for e in range(xadj[v], xadj[v + 1]):
-            u = adjncy[e]
-            if match[u] != -1:
-                continue
-            if check_group and group[u] != group[v]:
-                continue
-            if check_fit and not _fits(vwgt, u, v, maxvw):
-                continue
-            rating = adjwgt[e]
-            if rating > best_rating or (rating == best_rating and not uniform_weight and vsum[u] < vsum[best]):
-                best_rating = rating
-                best = u
-        if best >= 0:
-            match[v] = best
-            match[best] = v
-        else:
-            match[v] = v
-    return match
 
 
 @njit(cache=True, nogil=True)

@@ -116,63 +116,6 @@ def move_vertex(vwgt, part, pw, v, to):
 
 
 @njit(cache=True)
-def label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, rounds):
-    """Greedy boundary refinement: move vertices to the best adjacent part.
-
-    A vertex moves when the move reduces the cut, or keeps it and leaves the
-    source part heavier than the target afterwards (evening out the load).
-    The first sweep visits ``candidates`` (usually the shuffled boundary
-    vertices); every later sweep visits the neighbours of the vertices that
-    moved in the previous one. Stops when a sweep moves nothing or after
-    ``rounds`` sweeps.
-
-    Returns
-    -------
-    int
-        Total cut reduction.
-    """
-    n = xadj.size - 1
-    k = pw.shape[0]
-    ncon = vwgt.shape[1]
-    conn = np.full(k, -1, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
-    queued = np.zeros(n, dtype=np.bool_)
-    current = candidates.copy()
-    following = np.empty(n, dtype=np.int64)
-    improvement = 0
-    for _ in range(rounds):
-        nnext = 0
-        for idx in range(current.size):
-            v = current[idx]
-            target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
-            if target < 0 or gain < 0:
-                continue
-            if gain == 0:
-                own = part[v]
-                evens = True
-                for c in range(ncon):
-                    if pw[own, c] - vwgt[v, c] < pw[target, c] + vwgt[v, c]:
-                        evens = False
-                        break
-                if not evens:
-                    continue
-            move_vertex(vwgt, part, pw, v, target)
-            improvement += gain
-            for e in range(xadj[v], xadj[v + 1]):
-                u = adjncy[e]
-                if not queued[u]:
-                    queued[u] = True
-                    following[nnext] = u
-                    nnext += 1
-        if nnext == 0:
-            break
-        for idx in range(nnext):
-            queued[following[idx]] = False
-        current = following[:nnext].copy()
-    return improvement
-
-
-@njit(cache=True)
 def boundary_vertices(xadj, adjncy, part):
     """Vertices with a neighbour in another part, in increasing order."""
     n = xadj.size - 1
@@ -226,7 +169,15 @@ def _lp_accepts(vwgt, part, pw, v, target, gain):
 @njit(parallel=prange_only(), cache=True)
 def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, rounds, batches,
                                       nchunks):
-    """:func:`label_propagation_refine` in parallel, with the same result for any thread count.
+    """Greedy boundary refinement: move vertices to the best adjacent part, in parallel, with the
+    same result for any thread count.
+
+    A vertex moves when the move reduces the cut, or keeps it and leaves the
+    source part heavier than the target afterwards (evening out the load).
+    The first sweep visits ``candidates`` (usually the shuffled boundary
+    vertices); every later sweep visits the neighbours of the vertices that
+    moved in the previous one. Stops when a sweep moves nothing or after
+    ``rounds`` sweeps.
 
     A sweep visits its vertices in ``batches`` consecutive batches (a fixed
     number). Within a batch the vertices are rated in parallel against the
