@@ -20,7 +20,7 @@ from partkit.multilevel.kernels.coarsening_contraction import compact_labels, co
 from partkit.multilevel import initial
 from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, side_weights
 from partkit.multilevel.kernels.refinement_balance import rebalance
-from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
+from partkit.multilevel.refinement import kway_fm
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
 from partkit.multilevel.kernels.coarsening_matching import parallel_matching, two_hop_matching
@@ -178,8 +178,8 @@ def test_refinement_kernels_improve_and_keep_balance():
                                              boundary_vertices(g.xadj, g.adjncy, part), 5, 16, 2)
     assert edge_cut(g, part) == before - gain and gain > 0
     middle = edge_cut(g, part)
-    gain = kway_fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
-                          boundary_vertices(g.xadj, g.adjncy, part), 4, 100, 64)
+    gain = kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
+                   boundary_vertices(g.xadj, g.adjncy, part), 4, 100, 64)
     assert edge_cut(g, part) == middle - gain and gain >= 0
     assert np.array_equal(pw, part_weights(g, part, k))
     assert np.all(pw <= bound)

@@ -15,9 +15,9 @@ def kernels_cached():
     multilevel run uses, where Numba keeps it (beside the module, or in
     ``NUMBA_CACHE_DIR``).
     """
-    from partkit.multilevel.kernels.refinement_fm import kway_fm_refine
+    from partkit.multilevel.kernels.refinement_fm import fm_pass
 
-    pattern = os.path.join(kway_fm_refine._cache.cache_path, "refinement_fm.kway_fm_refine-*.nbi")
+    pattern = os.path.join(fm_pass._cache.cache_path, "refinement_fm.fm_pass-*.nbi")
     return bool(glob.glob(pattern))
 
 

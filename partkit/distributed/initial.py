@@ -40,7 +40,7 @@ def initial_partition(graph: LocalGraph, k, imbalance, seed):
     whole = replicate(graph)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InfeasibleBalanceWarning)
-        part = serial_partition(whole, k, imbalance=imbalance, seed=seed + channel.rank)
+        part = serial_partition(whole, k, imbalance=imbalance, seed=seed + channel.rank, threads=1)
     infeasible = int(np.any(part_weights(whole, part, k) > max_part_weights(whole, k, imbalance)))
     cut = min(edge_cut(whole, part), 2**_CUT_BITS - 1)
     key = (infeasible << (_CUT_BITS + _RANK_BITS)) | (cut << _RANK_BITS) | channel.rank

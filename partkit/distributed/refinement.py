@@ -21,13 +21,13 @@ import numpy as np
 
 from partkit._random import derive, permutation
 from partkit.distributed.graph import LocalGraph
+from partkit._threads import using_threads
 from partkit.distributed.kernels.random import batch_of
 from partkit.distributed.kernels.refinement import (accept_in_order, balance_candidates, choose_moves,
                                                     select_balancing_moves)
-from partkit.multilevel.kernels.refinement_fm import kway_fm_refine  # the serial engine's k-way FM, on each rank's block
 from partkit.multilevel.context import RefinementContext
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices
-from partkit.multilevel.refinement import fm_degree_limit
+from partkit.multilevel.refinement import fm_degree_limit, kway_fm  # the serial engine's k-way FM, on each rank's block
 
 #: Refinement sweeps per level and batches per sweep.
 ITERATIONS = 4
@@ -94,9 +94,9 @@ def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
     room = np.maximum(max_part_weight - weights, 0) // channel.size
     candidates = boundary_vertices(xadj, graph.adjacency, part)
     candidates = candidates[permutation(candidates.size, derive(seed, "fm", channel.rank))]
-    kway_fm_refine(xadj, graph.adjacency, graph.adjwgt, vwgt, part, local, (weights + room).reshape(k, 1),
-                   candidates.astype(np.int64), FM_PASSES, FM_MAX_BAD,
-                   fm_degree_limit(xadj, RefinementContext()))
+    with using_threads(1):  # the ranks are the parallelism
+        kway_fm(xadj, graph.adjacency, graph.adjwgt, vwgt, part, local, (weights + room).reshape(k, 1),
+                candidates.astype(np.int64), FM_PASSES, FM_MAX_BAD, fm_degree_limit(xadj, RefinementContext()))
     weights = weights + channel.allreduce(local[:, 0] - weights)
     part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
     return weights

@@ -12,8 +12,8 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
     boundary label propagation (:func:`kernels.refinement_moves.parallel_label_propagation_refine`);
 ``fm``
     k-way FM with a max-gain queue and rollback to the best prefix
-    (:func:`kernels.refinement_fm.kway_fm_refine`; :func:`kway_fm` rates the
-    candidates of a pass in parallel).
+    (:func:`kway_fm`: the candidates of a pass are rated in parallel, then
+    moved by one sequential kernel).
 
 No ``lp`` or ``fm`` move breaks the bound. On coarse levels the bound is
 relaxed by the heaviest vertex of the level (less one), as KaMinPar does:
@@ -82,21 +82,53 @@ def _refine(graph, part, maxw, ctx, key, candidates):
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
-            kway_fm(g, part, pw, maxw, candidates, shuffle, npasses, max_bad, fm_degree_limit(g.xadj, ctx))
+            kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, npasses, max_bad,
+                    fm_degree_limit(g.xadj, ctx), shuffle)
 
 
-def kway_fm(g, part, pw, maxw, candidates, shuffle, npasses, max_bad, degree_limit):
-    """:func:`kernels.refinement_fm.kway_fm_refine` from ``candidates[shuffle]``, rated in parallel.
+def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad, degree_limit, shuffle=None):
+    """Refine ``part`` in place by k-way FM passes; returns the total cut reduction.
 
-    The same moves as the sequential kernel: only the rating of the
-    candidates that starts a pass (and the boundary scan of later passes)
-    runs on several threads; the passes themselves are sequential. The
-    first pass rates ``candidates`` in their given (increasing) order,
-    which reads the graph far faster than the shuffled order, and then
-    shuffles the ratings.
+    Parameters
+    ----------
+    xadj, adjncy, adjwgt : int64 arrays
+    vwgt : int64 array, shape (n, ncon)
+    part : int64 array, shape (n,)
+        Partition, modified in place.
+    pw : int64 array, shape (k, ncon)
+        Current part weights, kept up to date.
+    maxw : int64 array, shape (k, ncon)
+        Bound on every part; only moves that respect it are made, so a
+        balanced partition stays balanced.
+    candidates : int64 array
+        Distinct vertices queued in the first pass, in the order
+        ``candidates[shuffle]`` (the shuffled boundary vertices; the order
+        breaks ties between equal gains). Later passes queue the boundary
+        vertices of their starting partition.
+    npasses : int
+        Maximum number of passes.
+    max_bad : int
+        A pass stops after this many moves without a new best cut.
+    degree_limit : int
+        Vertices with more edges than this (the hubs of a power-law graph)
+        are left where they are: rating them after every move of a
+        neighbour would cost O(deg * max deg) per move. Label propagation
+        still moves them.
+    shuffle : int64 array, optional
+        Order of the first pass's candidates (default: as given). The
+        candidates are rated in their given (increasing) order, which
+        reads the graph far faster, and the ratings then shuffled.
+
+    Only the rating of the candidates that starts a pass (and the boundary
+    scan of later passes) runs on several threads; the moves are
+    sequential, so the result does not depend on the thread count.
+
+    A pass also stops once re-rating neighbours has visited more than
+    twice the graph's edges (dense coarse graphs of power-law inputs would
+    otherwise cost O(m * average degree) per pass).
     """
     nthreads = numba.get_num_threads()
-    n, k = g.n, maxw.shape[0]
+    n, k = xadj.size - 1, maxw.shape[0]
     conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
     items, keys, pos, size = new_heap(n)
@@ -106,12 +138,12 @@ def kway_fm(g, part, pw, maxw, candidates, shuffle, npasses, max_bad, degree_lim
     total = 0
     for npass in range(npasses):
         if npass > 0:
-            candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, nthreads)
-        targets, gains = parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates,
+            candidates = parallel_boundary_vertices(xadj, adjncy, part, nthreads)
+        targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates,
                                                   degree_limit, nthreads)
-        if npass == 0:
+        if npass == 0 and shuffle is not None:
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
-        best = fm_pass(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, targets, gains, max_bad,
+        best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gains, max_bad,
                        degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched)
         total += best
         if best <= 0:

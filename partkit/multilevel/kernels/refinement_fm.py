@@ -4,74 +4,18 @@ All boundary vertices enter one priority queue keyed by the gain of their
 best feasible move. The best vertex is moved even when its gain is negative
 (hill climbing), its unmoved neighbours are re-rated, and at the end of a
 pass every move after the best prefix (lowest cut seen) is undone. Each
-vertex moves at most once per pass; passes repeat while they improve.
+vertex moves at most once per pass; passes repeat while they improve
+(:func:`partkit.multilevel.refinement.kway_fm` runs them: the candidates
+of a pass are rated in parallel, :func:`parallel_rate_candidates`, and
+moved in one sequential kernel, :func:`fm_pass`).
 """
 
 import numpy as np
 from numba import njit, prange
 
+from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set
 from partkit._threads import prange_only
-
-from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set, new_heap
-from partkit.multilevel.kernels.refinement_moves import best_move, boundary_vertices, move_vertex
-
-
-@njit(cache=True)
-def kway_fm_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad_moves, degree_limit):
-    """Refine ``part`` in place by k-way FM passes; returns the total cut reduction.
-
-    Parameters
-    ----------
-    xadj, adjncy, adjwgt : int64 arrays
-    vwgt : int64 array, shape (n, ncon)
-    part : int64 array, shape (n,)
-        Partition, modified in place.
-    pw : int64 array, shape (k, ncon)
-        Current part weights, kept up to date.
-    maxw : int64 array, shape (k, ncon)
-        Bound on every part; only moves that respect it are made, so a
-        balanced partition stays balanced.
-    candidates : int64 array
-        Distinct vertices queued in the first pass, in this order (the shuffled
-        boundary vertices; the order breaks ties between equal gains).
-        Later passes queue the boundary vertices of their starting partition.
-    npasses : int
-        Maximum number of passes.
-    max_bad_moves : int
-        A pass stops after this many moves without a new best cut.
-    degree_limit : int
-        Vertices with more edges than this (the hubs of a power-law graph)
-        are left where they are: rating them after every move of a
-        neighbour would cost O(deg * max deg) per move. Label propagation
-        still moves them.
-
-    A pass also stops once re-rating neighbours has visited more than
-    twice the graph's edges (dense coarse graphs of power-law inputs would
-    otherwise cost O(m * average degree) per pass).
-    """
-    n = xadj.size - 1
-    k = pw.shape[0]
-    conn = np.full(k, -1, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
-    items, keys, pos, size = new_heap(n)
-    locked = np.zeros(n, dtype=np.bool_)
-    moved_v = np.empty(n, dtype=np.int64)
-    moved_from = np.empty(n, dtype=np.int64)
-    total = 0
-    for npass in range(npasses):
-        if npass > 0:
-            candidates = boundary_vertices(xadj, adjncy, part)
-        targets = np.empty(candidates.size, dtype=np.int64)
-        gains = np.empty(candidates.size, dtype=np.int64)
-        for idx in range(candidates.size):
-            targets[idx], gains[idx] = rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates[idx],
-                                                      degree_limit, conn, touched)
-        best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gains, max_bad_moves,
-                       degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched)
-        total += best
-        if best <= 0:
-            break
-    return total
+from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex
 
 
 @njit(cache=True)
