@@ -43,63 +43,16 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
         True when the partition is balanced at the end.
     """
     n = xadj.size - 1
-    k = pw.shape[0]
-    conn = np.zeros(k, dtype=np.int64)
+    conn = np.zeros(pw.shape[0], dtype=np.int64)
     cand_to = np.empty(n, dtype=np.int64)
+    key = np.empty(n, dtype=np.int64)
     items, keys, pos, size = new_heap(n)
     for _ in range(max_rounds):
         if not any_overloaded(pw, maxw):
             return True
         for v in range(n):
-            own = part[v]
-            if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
-                continue
-            for e in range(xadj[v], xadj[v + 1]):
-                conn[part[adjncy[e]]] += adjwgt[e]
-            target = -1
-            gain = 0
-            for e in range(xadj[v], xadj[v + 1]):
-                p = part[adjncy[e]]
-                if p != own and fits_in(vwgt, pw, maxw, v, p) and (target < 0 or conn[p] > gain):
-                    target = p
-                    gain = conn[p]
-            if target < 0 and far:
-                room = -1
-                for p in range(k):
-                    if p == own or not fits_in(vwgt, pw, maxw, v, p):
-                        continue
-                    r = 0
-                    for c in range(pw.shape[1]):
-                        r += maxw[p, c] - pw[p, c]
-                    if r > room:
-                        room = r
-                        target = p
-                gain = 0
-            internal = conn[own]
-            for e in range(xadj[v], xadj[v + 1]):
-                conn[part[adjncy[e]]] = 0
-            if target < 0:
-                continue
-            w = 0
-            for c in range(pw.shape[1]):
-                w += vwgt[v, c]
-            cand_to[v] = target
-            # cut change per unit of weight moved (heavier vertices fix more), in 1/1024 units
-            heap_set(items, keys, pos, size, v, ((gain - internal) << 10) // max(w, 1))
-        if size[0] == 0:
-            return False
-        moved = 0
-        while size[0] > 0:
-            v = heap_pop(items, keys, pos, size)
-            own = part[v]
-            to = cand_to[v]
-            if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
-                continue
-            if not fits_in(vwgt, pw, maxw, v, to):
-                continue
-            move_vertex(vwgt, part, pw, v, to)
-            moved += 1
-        if moved == 0:
+            cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
+        if apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size) <= 0:
             return False
     return not any_overloaded(pw, maxw)
 
