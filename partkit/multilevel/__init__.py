@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from partkit._random import derive
-from partkit._threads import for_work, using_threads
+from partkit._threads import using_threads
 from partkit.metrics import max_part_weights, weight_bounds
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen
@@ -42,7 +42,7 @@ from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext,
                                         RefinementContext, preset)
 from partkit.multilevel.initial import initial_partition
 from partkit.multilevel.kernels.initial_packing import component_labels
-from partkit.multilevel.kernels.refinement_moves import parallel_edge_cut, part_weights
+from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
 from partkit.multilevel.refinement import even_out, refine, uncoarsen
 
 __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "InitialContext", "RefinementContext",
@@ -185,5 +185,4 @@ def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say):
 def _rank(graph, part, maxw):
     """Balanced first, then the lower cut."""
     over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
-    with for_work(graph.n + graph.adjncy.size):
-        return over, int(parallel_edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))
+    return over, int(edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))

@@ -12,6 +12,15 @@ from numba import njit, prange
 from partkit._threads import prange_only
 
 
+@njit(cache=True, inline="always")
+def _has_room(cw, vwgt, maxcw, cluster, v):
+    """Whether ``v`` fits into ``cluster`` (of weight ``cw[cluster]``) under ``maxcw``, per constraint."""
+    for c in range(maxcw.size):
+        if cw[cluster, c] + vwgt[v, c] > maxcw[c]:
+            return False
+    return True
+
+
 @njit(parallel=prange_only(), cache=True, nogil=True)
 def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, rounds, batches,
                                           nchunks):
@@ -88,12 +97,7 @@ def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, ord
                         rate[lab] = 0
                         if lab == own or r <= best_rating:
                             continue
-                        fits = True
-                        for c in range(ncon):
-                            if cw[lab, c] + vwgt[v, c] > maxcw[c]:
-                                fits = False
-                                break
-                        if fits:
+                        if _has_room(cw, vwgt, maxcw, lab, v):
                             best = lab
                             best_rating = r
                     rate[own] = 0
@@ -104,12 +108,7 @@ def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, ord
                 own = labels[v]
                 if best == own:
                     continue
-                fits = True
-                for c in range(ncon):
-                    if cw[best, c] + vwgt[v, c] > maxcw[c]:
-                        fits = False
-                        break
-                if not fits:
+                if not _has_room(cw, vwgt, maxcw, best, v):
                     continue
                 for c in range(ncon):
                     cw[own, c] -= vwgt[v, c]

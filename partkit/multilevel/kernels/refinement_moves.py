@@ -115,6 +115,16 @@ def move_vertex(vwgt, part, pw, v, to):
     part[v] = to
 
 
+@njit(cache=True, inline="always")
+def on_boundary(xadj, adjncy, part, v):
+    """Whether ``v`` has a neighbour in another part."""
+    p = part[v]
+    for e in range(xadj[v], xadj[v + 1]):
+        if part[adjncy[e]] != p:
+            return True
+    return False
+
+
 @njit(cache=True)
 def boundary_vertices(xadj, adjncy, part):
     """Vertices with a neighbour in another part, in increasing order."""
@@ -122,12 +132,9 @@ def boundary_vertices(xadj, adjncy, part):
     out = np.empty(n, dtype=np.int64)
     nb = 0
     for v in range(n):
-        p = part[v]
-        for e in range(xadj[v], xadj[v + 1]):
-            if part[adjncy[e]] != p:
-                out[nb] = v
-                nb += 1
-                break
+        if on_boundary(xadj, adjncy, part, v):
+            out[nb] = v
+            nb += 1
     return out[:nb].copy()
 
 
@@ -248,12 +255,9 @@ def parallel_boundary_vertices(xadj, adjncy, part, nchunks):
     for chunk in prange(nchunks):
         count = 0
         for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
-            p = part[v]
-            for e in range(xadj[v], xadj[v + 1]):
-                if part[adjncy[e]] != p:
-                    flag[v] = True
-                    count += 1
-                    break
+            if on_boundary(xadj, adjncy, part, v):
+                flag[v] = True
+                count += 1
         counts[chunk + 1] = count
     for chunk in range(nchunks):
         counts[chunk + 1] += counts[chunk]
@@ -265,15 +269,3 @@ def parallel_boundary_vertices(xadj, adjncy, part, nchunks):
                 out[pos] = v
                 pos += 1
     return out
-
-
-@njit(parallel=prange_only(), cache=True)
-def parallel_edge_cut(xadj, adjncy, adjwgt, part):
-    """:func:`edge_cut` as a parallel sum."""
-    cut = 0
-    for v in prange(xadj.size - 1):
-        p = part[v]
-        for e in range(xadj[v], xadj[v + 1]):
-            if part[adjncy[e]] != p:
-                cut += adjwgt[e]
-    return cut // 2
