@@ -127,7 +127,7 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
         ncomp, labels = component_labels(graph.xadj, graph.adjncy)
         part = partition_by_components(
             graph, maxw, labels, ncomp,
-            lambda core, core_imbalance: _best_of_runs(core, k, maxw, core_imbalance, ctx, seed, say))
+            lambda core, core_imbalance: _best_of_runs(core, k, maxw, core_imbalance, ctx, seed, say), imbalance)
     if part is None:
         part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, hierarchy)
     if imbalance == 0 and np.all(maxw == maxw[0]):

@@ -11,8 +11,10 @@ partitioned by the engine, and the small components are packed around it
 afterwards, as KaMinPar does with isolated vertices. The small ones are
 free weight for balance: the core may fill any part up to the bound, so
 it is partitioned with the looser imbalance that the bound allows for its
-own weight, which cuts fewer edges. If the small components do not fit
-around the core, the caller partitions the whole graph instead.
+own weight, which cuts fewer edges. If the room the small components add
+is under a tenth of ε (:data:`REST_SHARE`: a few stray vertices beside one
+giant component), or they do not fit around the core, the caller
+partitions the whole graph instead, reusing the hierarchy it has built.
 """
 
 from __future__ import annotations
@@ -25,8 +27,13 @@ from partkit.multilevel.recursive import split_graph
 #: A component is part of the core when it weighs more than this share of a part's bound.
 CORE_SHARE = 0.25
 
+#: The small components are packed around a partitioned core only when the room they add, their
+#: share of the graph's weight, is at least this share of ε (in some constraint); less room
+#: does not pay for coarsening the core again, and the whole graph is partitioned instead.
+REST_SHARE = 0.1
 
-def partition_by_components(graph, maxw, labels, ncomp, partition_core):
+
+def partition_by_components(graph, maxw, labels, ncomp, partition_core, imbalance):
     """A partition built from whole components, or None when the graph should be partitioned whole.
 
     Parameters
@@ -41,6 +48,8 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core):
         ``partition_core(core, imbalance)`` partitions the subgraph of the
         big components into k parts within ``maxw``, where ``imbalance`` is
         the ε that ``maxw`` allows for the core's own weight.
+    imbalance : float
+        The ε of ``maxw``.
 
     Returns
     -------
@@ -53,7 +62,7 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core):
     >>> from partkit.multilevel.kernels.initial_packing import component_labels
     >>> g = Graph.from_edges(6, [(0, 1), (2, 3), (4, 5)])
     >>> ncomp, labels = component_labels(g.xadj, g.adjncy)
-    >>> partition_by_components(g, max_part_weights(g, 3, 0.0), labels, ncomp, None).tolist()
+    >>> partition_by_components(g, max_part_weights(g, 3, 0.0), labels, ncomp, None, 0.0).tolist()
     [0, 0, 1, 1, 2, 2]
     """
     k, ncon = maxw.shape
@@ -65,7 +74,7 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core):
     if np.all(where >= 0):
         return where[labels]
     big = relative > CORE_SHARE
-    if big.all() or not big.any():
+    if big.all() or not big.any() or np.all(cw[~big].sum(axis=0) < REST_SHARE * imbalance * cw.sum(axis=0)):
         return None
     (core_ids, core), (rest_ids, _) = split_graph(graph, (~big[labels]).astype(np.int64))
     core_total = core.total_vertex_weight().astype(np.float64)
