@@ -28,6 +28,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import functools
 import numbers
 import os
 import threading
@@ -132,11 +133,19 @@ def using_threads(threads=None):
 
 
 def _blas_limited():
+    limits = _threadpool_limits()
+    return contextlib.nullcontext() if limits is None else limits(1, user_api="blas")
+
+
+@functools.lru_cache(maxsize=None)
+def _threadpool_limits():
+    """``threadpoolctl.threadpool_limits``, or None when it is not installed (looked up once: a failed
+    import searches the whole path again every time)."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+        return None
+    return threadpool_limits
 
 
 def info():
