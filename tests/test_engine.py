@@ -133,6 +133,29 @@ def test_big_and_small_components_and_isolated_vertices():
     assert edge_cut(g, part) == edge_cut(mesh, part[:mesh.n])
 
 
+def test_stray_vertices_beside_one_component_are_left_to_the_whole_graph_unless_eps_is_tight():
+    from partkit.multilevel.components import partition_by_components
+    from partkit.multilevel.kernels.initial_packing import component_labels
+
+    mesh = delaunay(4000, seed=3)
+    g = Graph(np.concatenate([mesh.xadj, np.full(5, mesh.xadj[-1])]), mesh.adjncy, name="mesh+5")
+    ncomp, labels = component_labels(g.xadj, g.adjncy)
+    k = 8
+    calls = []
+
+    def core(sub, eps):
+        calls.append(eps)
+        return partition(sub, k, imbalance=eps, seed=0)
+
+    # 5 of 4005 vertices: less room than a tenth of 3%, so the whole graph is partitioned
+    assert partition_by_components(g, max_part_weights(g, k, 0.03), labels, ncomp, core, 0.03) is None
+    assert calls == []
+    # at ε = 0 the stray vertices are the only room there is: the mesh is partitioned around them
+    part = partition_by_components(g, max_part_weights(g, k, 0.0), labels, ncomp, core, 0.0)
+    assert len(calls) == 1 and calls[0] > 0
+    assert np.all(part_weights(g, part, k) <= max_part_weights(g, k, 0.0))
+
+
 # ------------------------------------------------------------ start-up
 def test_help_loads_neither_numpy_nor_numba():
     import subprocess
