@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 
 import numpy as np
 
@@ -176,24 +175,41 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         return (sub0, ids[on0], k0, offset), (sub1, ids[on1], kk - k0, offset + k0)
 
     level = [(graph, np.arange(graph.n, dtype=np.int64), int(k), 0)]
-    with _level_pool(threads) as pool:
+    with _LevelPool(threads) as pool:
         while level:
             level = [task for task in level if not final(task)]
-            # a lone sub-problem stays on this thread, where its kernels may use every thread
-            halves = pool.map(split, level) if pool and len(level) > 1 else map(split, level)
+            halves = pool.map(split, level, sum(task[0].n + task[0].adjncy.size for task in level))
             level = [half for pair in halves for half in pair]
     return part
 
 
-@contextmanager
-def _level_pool(threads):
-    """A pool of ``threads`` Python threads whose Numba kernels run single-threaded (none for 1)."""
-    if threads <= 1:
-        yield None
-        return
-    import numba
-    with ThreadPoolExecutor(threads, initializer=numba.set_num_threads, initargs=(1,)) as pool:
-        yield pool
+#: Vertices plus adjacency entries of a recursion level from which its sub-problems are
+#: spread over threads: below it handing them over costs more than the bisections.
+PARALLEL_LEVEL_WORK = 20_000
+
+
+class _LevelPool:
+    """Up to ``threads`` Python threads, started on first use, whose Numba kernels run single-threaded."""
+
+    def __init__(self, threads):
+        self.threads, self.pool = threads, None
+
+    def map(self, function, tasks, work):
+        """``function`` over ``tasks``, on the threads when there are several tasks and ``work`` is big
+        enough; a lone sub-problem stays on this thread, where its kernels may use every thread."""
+        if self.threads <= 1 or len(tasks) <= 1 or work < PARALLEL_LEVEL_WORK:
+            return map(function, tasks)
+        if self.pool is None:
+            import numba
+            self.pool = ThreadPoolExecutor(self.threads, initializer=numba.set_num_threads, initargs=(1,))
+        return self.pool.map(function, tasks)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.pool is not None:
+            self.pool.shutdown()
 
 
 def split_graph(graph, side):
