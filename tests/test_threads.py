@@ -28,8 +28,10 @@ GRAPHS = {
 def parallel_on_small_graphs(monkeypatch):
     """The test graphs are small: let them use every thread they are given."""
     import partkit._threads
+    import partkit.multilevel.recursive
 
     monkeypatch.setattr(partkit._threads, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(partkit.multilevel.recursive, "PARALLEL_LEVEL_WORK", 0)
 
 
 def _partition(graph, k, threads, **options):
