@@ -51,6 +51,22 @@ def test_refinement_algorithms_are_the_contexts_list():
     assert cuts[("balance", "lp", "fm")] <= cuts[("balance", "lp")] < cuts[("balance",)]
 
 
+def test_bisections_use_their_own_list_with_two_way_fm():
+    from partkit.generators import grid3d
+    g = grid3d(16, 16, 16)
+    maxw = max_part_weights(g, 2, 0.03)
+    default = run(g, 2, maxw, 0.03, preset("default"), seed=0)
+    assert edge_cut(g, default) == 256  # the mid plane
+    # the k-way list does not apply to k = 2
+    kway_changed = run(g, 2, maxw, 0.03, preset("default", refinement__algorithms=("balance",)), seed=0)
+    assert np.array_equal(default, kway_changed)
+    without_fm = run(g, 2, maxw, 0.03, preset("default", refinement__bisection_algorithms=("balance",)), seed=0)
+    assert np.all(part_weights(g, without_fm, 2) <= maxw)
+    assert edge_cut(g, without_fm) > 256
+    with pytest.raises(InputError, match="unknown refinement"):
+        preset("default", refinement__bisection_algorithms=("fm", "jet"))
+
+
 # ------------------------------------------------------------ randomness
 def test_streams_are_pure_functions_of_seed_and_labels():
     key = derive(7, "coarsen", 3)

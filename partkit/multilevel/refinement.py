@@ -13,7 +13,10 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
 ``fm``
     k-way FM with a max-gain queue and rollback to the best prefix
     (:func:`kway_fm`: the candidates of a pass are rated in parallel, then
-    moved by one sequential kernel).
+    moved by one sequential kernel); for k = 2, 2-way FM with bucket
+    queues (:func:`kernels.initial_fm.fm_refine`).
+
+For k = 2 the list is :attr:`RefinementContext.bisection_algorithms`.
 
 No ``lp`` or ``fm`` move breaks the bound. On coarse levels the bound is
 relaxed by the heaviest vertex of the level (less one), as KaMinPar does:
@@ -29,6 +32,7 @@ import numpy as np
 from partkit._heap import new_heap
 from partkit._random import derive, permutation
 from partkit._threads import for_work
+from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
                                                           parallel_rate_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
@@ -67,11 +71,17 @@ def _refine(graph, part, maxw, ctx, key, candidates):
     k = maxw.shape[0]
     g = graph
     pw = part_weights(g.vwgt, part, k)
-    for name in ctx.algorithms:
+    for name in ctx.bisection_algorithms if k == 2 else ctx.algorithms:
         if name == "balance":
             if np.any(pw > maxw):
                 balance(g, part, pw, maxw, ctx)
                 candidates = None
+            continue
+        if name == "fm" and k == 2:
+            fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, ctx.bisection_fm_passes,
+                      max(50, int(ctx.bisection_bad_share * g.n)), derive(key, name))
+            pw[:] = part_weights(g.vwgt, part, k)
+            candidates = None
             continue
         if candidates is None:
             candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, numba.get_num_threads())
