@@ -103,7 +103,7 @@ class InitialContext:
     runs: int = 1
     tries: int = 10
     min_tries: int = 4
-    start_fm_passes: int = 10
+    start_fm_passes: int = 4
     level_fm_passes: int = 4
     bisection_coarsest: int = 300
     min_bad_moves: int = 50
@@ -187,7 +187,8 @@ PRESET_OVERRIDES = {
              "refinement.lp_rounds": 2, "refinement.fm_passes": 1, "refinement.bisection_fm_passes": 2,
              "refinement.fm_bad_share": 0.01},
     "default": {},
-    "strong": {"initial.tries": 40, "initial.min_tries": 8, "initial.level_fm_passes": 8, "initial.runs": 4,
+    "strong": {"initial.tries": 40, "initial.min_tries": 8, "initial.start_fm_passes": 10,
+               "initial.level_fm_passes": 8, "initial.runs": 4,
                "refinement.lp_rounds": 6, "refinement.fm_passes": 8, "refinement.bisection_fm_passes": 8,
                "refinement.fm_max_bad": 100000,
                "refinement.fm_bad_share": 0.2, "refinement.fm_large_level": 0, "runs": 4, "vcycles": 3},
