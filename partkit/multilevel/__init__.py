@@ -153,6 +153,8 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, first=None):
         key = derive(seed, "run", r)
         hierarchy = first if r == 0 and first is not None else _hierarchy(graph, k, ctx, key, say)
         part = _cycle(hierarchy, k, maxw, imbalance, ctx, key, say)
+        if ctx.runs == 1 and not ctx.vcycles:
+            return part  # nothing to compare it with
         rank = _rank(graph, part, maxw)
         if best_rank is None or rank < best_rank:
             best, best_rank = part, rank
