@@ -68,6 +68,8 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
         part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key, fractions=fractions,
                                    threads=bisection_threads())
         refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"))
+        if runs == 1:
+            return part
         rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)),
                 edge_cut(coarsest.xadj, coarsest.adjncy, coarsest.adjwgt, part))
         if best_key is None or rank < best_key:
