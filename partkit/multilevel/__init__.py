@@ -114,16 +114,19 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
 def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     """The engine on an explicit bound ``maxw`` (k, ncon) and :class:`Context` ``ctx``.
 
-    The first run's hierarchy is built before anything else: its coarsest
-    graph is connected exactly when the input is (coarsening merges only
-    along edges, and isolated vertices with each other), so only a
-    disconnected input pays for a search of the fine graph.
+    Unless the input has isolated vertices (then it is disconnected for
+    sure and its components are searched first), the first run's hierarchy
+    is built before anything else: its coarsest graph is connected exactly
+    when the input is (coarsening merges only along edges, and isolated
+    vertices with each other), so only a disconnected input pays for a
+    search of the fine graph.
     """
     if k == 1 or graph.n == 0:
         return np.zeros(graph.n, dtype=np.int64)
-    hierarchy = _hierarchy(graph, k, ctx, derive(seed, "run", 0), say)
+    isolated = int(np.diff(graph.xadj).min()) == 0
+    hierarchy = None if isolated else _hierarchy(graph, k, ctx, derive(seed, "run", 0), say)
     part = None
-    if component_labels(hierarchy.coarsest.xadj, hierarchy.coarsest.adjncy)[0] > 1:
+    if isolated or component_labels(hierarchy.coarsest.xadj, hierarchy.coarsest.adjncy)[0] > 1:
         ncomp, labels = component_labels(graph.xadj, graph.adjncy)
         part = partition_by_components(
             graph, maxw, labels, ncomp,
