@@ -15,7 +15,7 @@ from numba import njit, prange
 from partkit._heap import heap_pop, heap_set, new_heap
 from partkit._threads import prange_only
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
-                                                        overloaded, part_connections)
+                                                        on_boundary, overloaded, part_connections)
 
 
 @njit(cache=True)
@@ -224,6 +224,8 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
     own = part[v]
     if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
         return -1, 0
+    if not far and not on_boundary(xadj, adjncy, part, v):
+        return -1, 0  # no adjacent part: most vertices, told apart in one early-exit scan
     for e in range(xadj[v], xadj[v + 1]):
         conn[part[adjncy[e]]] += adjwgt[e]
     target = -1
