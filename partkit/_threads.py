@@ -196,6 +196,80 @@ def for_work(work):
         numba.set_num_threads(previous)
 
 
+def current_threads():
+    """The thread count in effect in the calling Python thread: Numba's count there.
+
+    :func:`using_threads` and :func:`for_work` set it, and the pool of a
+    caller that runs Numba kernels on several Python threads sets it to 1 in
+    its threads; :func:`run_ranges` and the initial partitioning read it.
+    """
+    import numba
+
+    return numba.get_num_threads()
+
+
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def _ranges_pool():
+    """The persistent pool of :func:`run_ranges`: ``max_threads() - 1`` Python threads (the caller is one more)."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                _pool = ThreadPoolExecutor(max(max_threads() - 1, 1), thread_name_prefix="partkit")
+    return _pool
+
+
+def _forget_pool():
+    global _pool
+    _pool = None  # a forked child has the pool object but not its threads
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
+def run_ranges(kernel, args, n, nchunks=None):
+    """Call ``kernel(*args, lo, hi)`` on ``nchunks`` consecutive ranges of ``range(n)`` at once; a list of the results.
+
+    Range ``i`` is ``[i * n // nchunks, (i + 1) * n // nchunks)``. The
+    kernel must be a Numba kernel compiled with ``nogil=True``, so that the
+    ranges run truly in parallel on Python threads: the calling thread runs
+    the first range, a persistent pool of Python threads the others (no
+    Numba threading layer is involved). ``nchunks`` defaults to
+    :func:`current_threads`, capped by ``n``; with one range the kernel is
+    simply called. The kernel decides what a range writes (its own slice
+    of an output, or a result it returns), so the results do not depend on
+    ``nchunks``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> @njit(nogil=True)
+    ... def total(a, lo, hi):
+    ...     return a[lo:hi].sum()
+    >>> sum(run_ranges(total, (np.arange(10),), 10, 3))
+    45
+    """
+    if nchunks is None:
+        nchunks = current_threads()
+    nchunks = max(min(nchunks, n), 1)
+    if nchunks == 1:
+        return [kernel(*args, 0, n)]
+    pool = _ranges_pool()
+    futures = [pool.submit(kernel, *args, i * n // nchunks, (i + 1) * n // nchunks) for i in range(1, nchunks)]
+    try:
+        first = kernel(*args, 0, n // nchunks)
+    finally:
+        rest = [future.result() for future in futures]
+    return [first, *rest]
+
+
 def prange_only():
     """Numba's ``parallel=`` options for a kernel whose only parallelism is its ``prange`` loops.
 

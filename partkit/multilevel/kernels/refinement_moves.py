@@ -9,7 +9,7 @@ made when the target part stays within its bound.
 import numpy as np
 from numba import njit, prange
 
-from partkit._threads import prange_only
+from partkit._threads import prange_only, run_ranges
 
 
 @njit(cache=True)
@@ -125,17 +125,28 @@ def on_boundary(xadj, adjncy, part, v):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def boundary_vertices(xadj, adjncy, part):
     """Vertices with a neighbour in another part, in increasing order."""
-    n = xadj.size - 1
-    out = np.empty(n, dtype=np.int64)
+    return boundary_in_range(xadj, adjncy, part, 0, xadj.size - 1)
+
+
+@njit(cache=True, nogil=True)
+def boundary_in_range(xadj, adjncy, part, lo, hi):
+    """The boundary vertices among ``lo .. hi - 1``, in increasing order."""
+    out = np.empty(hi - lo, dtype=np.int64)
     nb = 0
-    for v in range(n):
+    for v in range(lo, hi):
         if on_boundary(xadj, adjncy, part, v):
             out[nb] = v
             nb += 1
     return out[:nb].copy()
+
+
+def parallel_boundary_vertices(xadj, adjncy, part, nchunks=None):
+    """:func:`boundary_vertices` in ``nchunks`` ranges in parallel (default: the threads in effect; same output)."""
+    found = run_ranges(boundary_in_range, (xadj, adjncy, part), xadj.size - 1, nchunks)
+    return found[0] if len(found) == 1 else np.concatenate(found)
 
 
 @njit(cache=True)
@@ -243,29 +254,3 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
             queued[following[idx]] = False
         current = following[:nnext].copy()
     return improvement
-
-
-@njit(parallel=prange_only(), cache=True)
-def parallel_boundary_vertices(xadj, adjncy, part, nchunks):
-    """:func:`boundary_vertices` in ``nchunks`` ranges in parallel (same output)."""
-    n = xadj.size - 1
-    nchunks = max(min(nchunks, n), 1)
-    flag = np.zeros(n, dtype=np.bool_)
-    counts = np.zeros(nchunks + 1, dtype=np.int64)
-    for chunk in prange(nchunks):
-        count = 0
-        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
-            if on_boundary(xadj, adjncy, part, v):
-                flag[v] = True
-                count += 1
-        counts[chunk + 1] = count
-    for chunk in range(nchunks):
-        counts[chunk + 1] += counts[chunk]
-    out = np.empty(counts[nchunks], dtype=np.int64)
-    for chunk in prange(nchunks):
-        pos = counts[chunk]
-        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
-            if flag[v]:
-                out[pos] = v
-                pos += 1
-    return out
