@@ -11,9 +11,10 @@ for the cache lines of the counts. A borrowed view (the same data, shape
 and strides, no count) makes those operations no-ops, as in the loop
 bodies of Numba's own ``prange``.
 
-A borrowed view must not outlive the array it borrows from: use it only
-inside the kernel that borrowed it, while the argument is alive, and never
-return or store it.
+A borrowed view must not outlive the array it borrows from. Borrow only
+a kernel's arguments (its caller holds them for the whole call), never an
+array the kernel allocates itself (Numba frees that after its last use,
+which may come before the view's), and never return or store a view.
 """
 
 from numba.core import cgutils

@@ -233,10 +233,11 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
-def run_ranges(kernel, args, n, nchunks=None):
-    """Call ``kernel(*args, lo, hi)`` on ``nchunks`` consecutive ranges of ``range(n)`` at once; a list of the results.
+def run_ranges(kernel, args, n, nchunks=None, start=0):
+    """Call ``kernel(*args, lo, hi)`` on ``nchunks`` consecutive ranges of ``range(start, start + n)`` at once;
+    a list of the results.
 
-    Range ``i`` is ``[i * n // nchunks, (i + 1) * n // nchunks)``. The
+    Range ``i`` is ``[start + i * n // nchunks, start + (i + 1) * n // nchunks)``. The
     kernel must be a Numba kernel compiled with ``nogil=True``, so that the
     ranges run truly in parallel on Python threads: the calling thread runs
     the first range, a persistent pool of Python threads the others (no
@@ -260,11 +261,12 @@ def run_ranges(kernel, args, n, nchunks=None):
         nchunks = current_threads()
     nchunks = max(min(nchunks, n), 1)
     if nchunks == 1:
-        return [kernel(*args, 0, n)]
+        return [kernel(*args, start, start + n)]
     pool = _ranges_pool()
-    futures = [pool.submit(kernel, *args, i * n // nchunks, (i + 1) * n // nchunks) for i in range(1, nchunks)]
+    futures = [pool.submit(kernel, *args, start + i * n // nchunks, start + (i + 1) * n // nchunks)
+               for i in range(1, nchunks)]
     try:
-        first = kernel(*args, 0, n // nchunks)
+        first = kernel(*args, start, start + n // nchunks)
     finally:
         rest = [future.result() for future in futures]
     return [first, *rest]

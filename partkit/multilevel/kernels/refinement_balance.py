@@ -273,9 +273,9 @@ def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, c
     conn = np.zeros(pw.shape[0], dtype=np.int64)
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, conn_ = borrow(pw), borrow(maxw), borrow(conn)
+    pw, maxw = borrow(pw), borrow(maxw)
     for v in range(lo, hi):
-        cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn_)
+        cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
 
 
 @njit(cache=True)

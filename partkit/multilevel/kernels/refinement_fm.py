@@ -46,10 +46,10 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
     touched = np.empty(k, dtype=np.int64)
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, conn_, touched_ = borrow(pw), borrow(maxw), borrow(conn), borrow(touched)
+    pw, maxw = borrow(pw), borrow(maxw)
     for idx in range(lo, hi):
         targets[idx], gains[idx] = rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates[idx],
-                                                  degree_limit, conn_, touched_)
+                                                  degree_limit, conn, touched)
 
 
 @njit(cache=True)
