@@ -1,19 +1,30 @@
-"""Threads: how many a call uses, and Numba's threading layer, chosen in one place.
+"""Threads: how many a call uses, and how the engine's kernels run on them.
 
 ``threads=None`` (the default of :func:`partkit.partition` and ``--threads``)
 means the cores this process may run on (``os.sched_getaffinity``), capped
 by the size of Numba's thread pool (``NUMBA_NUM_THREADS``, fixed when Numba
 is imported; set that variable to run more threads than cores).
 
-The threading layer is chosen explicitly before the first parallel kernel
-runs (:func:`threading_layer`): ``omp`` (GNU OpenMP, thread-safe: parallel
-kernels may be called from several Python threads) when it loads, else
-``workqueue``; ``tbb`` is not used. ``PARTKIT_THREADING_LAYER`` overrides
-the choice. ``partkit info`` reports it.
+The count in effect is Numba's thread count of the calling Python thread
+(:func:`current_threads`), set by :func:`using_threads` for a call and by
+:func:`for_work` to one on small levels. The engine's parallel work runs
+on Python threads, not in Numba ``prange`` loops: :func:`run_ranges` calls
+a ``nogil`` Numba kernel on consecutive ranges of the work, the first in
+the calling thread and the others on a persistent pool of Python threads,
+which run truly in parallel since the kernels release the GIL. A kernel
+with rounds (matching, label propagation) keeps its round loop compiled
+and returns to Python only when a round's parallel step is due, so one
+thread makes one call. Numba's threading layer runs no engine kernel; it
+is still chosen explicitly, before it is first launched (setting Numba's
+thread count launches it), by :func:`threading_layer`: ``omp`` (GNU
+OpenMP) when it loads, else ``workqueue``; ``tbb`` is not used.
+``PARTKIT_THREADING_LAYER`` overrides the choice. ``partkit info`` reports
+it.
 
-Results never depend on the thread count: the parallel kernels compute
+Results never depend on the thread count: the parallel steps compute
 from read-only state and apply in a fixed order, or resolve conflicts by
-a counter-based hash (:mod:`partkit._random`), never by scheduling.
+a counter-based hash (:mod:`partkit._random`), never by scheduling; a
+range only decides where work is done, never what is computed.
 
 Examples
 --------
@@ -262,24 +273,24 @@ def run_ranges(kernel, args, n, nchunks=None, start=0):
     nchunks = max(min(nchunks, n), 1)
     if nchunks == 1:
         return [kernel(*args, start, start + n)]
+    return run_calls(kernel, [(*args, start + i * n // nchunks, start + (i + 1) * n // nchunks)
+                              for i in range(nchunks)])
+
+
+def run_calls(kernel, arguments):
+    """Call ``kernel(*a)`` for every tuple ``a`` of ``arguments`` at once; a list of the results, in order.
+
+    The first call runs in the calling thread, the others on the pool of
+    :func:`run_ranges` (``kernel`` must be a ``nogil`` Numba kernel). For
+    calls that differ in more than their range, such as each range's own
+    scratch array.
+    """
+    if len(arguments) == 1:
+        return [kernel(*arguments[0])]
     pool = _ranges_pool()
-    futures = [pool.submit(kernel, *args, start + i * n // nchunks, start + (i + 1) * n // nchunks)
-               for i in range(1, nchunks)]
+    futures = [pool.submit(kernel, *a) for a in arguments[1:]]
     try:
-        first = kernel(*args, start, start + n // nchunks)
+        first = kernel(*arguments[0])
     finally:
         rest = [future.result() for future in futures]
     return [first, *rest]
-
-
-def prange_only():
-    """Numba's ``parallel=`` options for a kernel whose only parallelism is its ``prange`` loops.
-
-    With ``parallel=True`` Numba also turns every NumPy call and array
-    expression of the kernel (``np.zeros``, ``a.copy()``, ...) into a
-    parallel loop of its own, each compiled separately: that multiplied the
-    compile time of the parallel kernels (contraction: 4.4 s against 1 s).
-    A fresh dict each call (Numba consumes it).
-    """
-    return {"comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False, "numpy": False,
-            "stencil": False, "fusion": False, "prange": True}

@@ -23,7 +23,6 @@ the moves that the finer levels can still balance.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from partkit._heap import new_heap
@@ -78,7 +77,7 @@ def _refine(graph, part, maxw, ctx, key, candidates):
         shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
             parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates[shuffle],
-                                              ctx.lp_rounds, ctx.lp_batches, numba.get_num_threads())
+                                              ctx.lp_rounds, ctx.lp_batches)
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes

@@ -180,3 +180,8 @@ def compact_labels(labels):
             nc += 1
         cmap[v] = new_id[lab]
     return cmap, nc
+
+
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
+PARALLEL_KERNELS = (_contract_chunks,)

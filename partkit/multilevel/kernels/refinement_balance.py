@@ -300,3 +300,8 @@ def apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, si
         move_vertex(vwgt, part, pw, v, to)
         moved += 1
     return moved
+
+
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
+PARALLEL_KERNELS = (rate_for_balance_in_range,)

@@ -109,3 +109,8 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gai
     for i in range(nmoves):
         locked[moved_v[i]] = False
     return best
+
+
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
+PARALLEL_KERNELS = (rate_candidates_in_range,)
