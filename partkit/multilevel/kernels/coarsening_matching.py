@@ -190,8 +190,9 @@ def _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state,
         if state[_PROPOSED] == 0:
             if nchunks > 1:
                 return True
-            _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active, 0,
-                     nactive)
+            # np.int64(0), not a literal 0: the signature the pool's calls compile
+            _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,
+                     np.int64(0), nactive)
         # mutual proposals match; the vertices still free and with a free neighbour go on
         matched = 0
         kept = 0

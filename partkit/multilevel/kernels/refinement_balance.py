@@ -50,7 +50,7 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     for _ in range(max_rounds):
         if not any_overloaded(pw, maxw):
             return True
-        rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, cand_to, key, 0, n)
+        rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, cand_to, key, np.int64(0), n)
         if apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size) <= 0:
             return False
     return not any_overloaded(pw, maxw)

@@ -129,7 +129,7 @@ def on_boundary(xadj, adjncy, part, v):
 @njit(cache=True, nogil=True)
 def boundary_vertices(xadj, adjncy, part):
     """Vertices with a neighbour in another part, in increasing order."""
-    return boundary_in_range(xadj, adjncy, part, 0, xadj.size - 1)
+    return boundary_in_range(xadj, adjncy, part, np.int64(0), xadj.size - 1)  # not a literal 0: one signature
 
 
 @njit(cache=True, nogil=True)
