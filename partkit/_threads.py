@@ -11,7 +11,9 @@ The count in effect is Numba's thread count of the calling Python thread
 on Python threads, not in Numba ``prange`` loops: :func:`run_ranges` calls
 a ``nogil`` Numba kernel on consecutive ranges of the work, the first in
 the calling thread and the others on a persistent pool of Python threads,
-which run truly in parallel since the kernels release the GIL. A kernel
+which run truly in parallel since the kernels release the GIL (a range
+gets at least :data:`MIN_RANGE` items: starting one costs tens of
+microseconds). A kernel
 with rounds (matching, label propagation) keeps its round loop compiled
 and returns to Python only when a round's parallel step is due, so one
 thread makes one call. Numba's threading layer runs no engine kernel; it
@@ -244,6 +246,19 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
+#: Items (vertices, candidates) below which the threads in effect do not split off a range: starting
+#: a range on the pool costs tens of microseconds, more than a small range's work.
+MIN_RANGE = 1024
+
+
+def chunk_count(n, nchunks=None):
+    """How many ranges ``n`` items run in: ``nchunks`` when given, else the threads in effect, but
+    at most one range per :data:`MIN_RANGE` items; at least 1 and at most ``n``."""
+    if nchunks is None:
+        nchunks = min(current_threads(), n // MIN_RANGE)
+    return max(min(nchunks, n), 1)
+
+
 def run_ranges(kernel, args, n, nchunks=None, start=0):
     """Call ``kernel(*args, lo, hi)`` on ``nchunks`` consecutive ranges of ``range(start, start + n)`` at once;
     a list of the results.
@@ -254,7 +269,8 @@ def run_ranges(kernel, args, n, nchunks=None, start=0):
     the first range, a persistent pool of Python threads the others (no
     Numba threading layer is involved). ``nchunks`` defaults to
     :func:`current_threads`, capped by ``n``; with one range the kernel is
-    simply called. The kernel decides what a range writes (its own slice
+    simply called. ``nchunks=None`` also keeps at least :data:`MIN_RANGE`
+    items in a range (:func:`chunk_count`). The kernel decides what a range writes (its own slice
     of an output, or a result it returns), so the results do not depend on
     ``nchunks``.
 
@@ -268,9 +284,7 @@ def run_ranges(kernel, args, n, nchunks=None, start=0):
     >>> sum(run_ranges(total, (np.arange(10),), 10, 3))
     45
     """
-    if nchunks is None:
-        nchunks = current_threads()
-    nchunks = max(min(nchunks, n), 1)
+    nchunks = chunk_count(n, nchunks)
     if nchunks == 1:
         return [kernel(*args, start, start + n)]
     return run_calls(kernel, [(*args, start + i * n // nchunks, start + (i + 1) * n // nchunks)

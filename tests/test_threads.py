@@ -33,10 +33,11 @@ GRAPHS = {
 
 @pytest.fixture(autouse=True)
 def parallel_on_small_graphs(monkeypatch):
-    """The test graphs are small: let them use every thread they are given."""
+    """The test graphs are small: let them use every thread they are given, in ranges of any size."""
     import partkit._threads
 
     monkeypatch.setattr(partkit._threads, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(partkit._threads, "MIN_RANGE", 1)
 
 
 def _partition(graph, k, threads, **options):
@@ -91,6 +92,9 @@ def test_run_ranges_covers_the_range_in_order():
     assert run_ranges(span, (), 0, 4) == [(0, 0)]
     with using_threads(1):
         assert run_ranges(span, (), 10) == [(0, 10)]  # the count in effect, one call
+    from partkit import _threads
+    assert _threads.chunk_count(10 ** 6, None) == min(_threads.current_threads(), 10 ** 6 // _threads.MIN_RANGE)
+    assert _threads.chunk_count(2 * _threads.MIN_RANGE - 1, None) == 1  # small work: one range
     assert run_calls(span, [(1, 2), (3, 4), (5, 6)]) == [(1, 2), (3, 4), (5, 6)]
 
 
@@ -140,6 +144,7 @@ def test_three_threads_oversubscribed_same_partition(tmp_path):
     """NUMBA_NUM_THREADS=3 on any machine: 1, 2 and 3 threads give one partition."""
     script = ("import sys, numpy as np, partkit, partkit._threads\n"
               "partkit._threads.PARALLEL_MIN_WORK = 0\n"
+              "partkit._threads.MIN_RANGE = 1\n"
               "from partkit.generators import delaunay, barabasi_albert\n"
               "for g in (delaunay(20000, seed=3), barabasi_albert(20000, 3, seed=2)):\n"
               "    parts = [partkit.partition(g, 8, seed=5, threads=t) for t in (1, 2, 3)]\n"

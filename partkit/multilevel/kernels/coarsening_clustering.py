@@ -9,6 +9,7 @@ than a matching (a star collapses in one round), as in KaMinPar.
 import numpy as np
 from numba import njit
 
+from partkit import _threads
 from partkit._threads import current_threads, run_calls
 
 
@@ -44,8 +45,9 @@ def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, ord
     Each sweep visits ``order`` in ``batches`` consecutive batches (a fixed
     number, not the thread count). Within a batch every vertex picks its
     best cluster in parallel (:func:`_cluster_rate`, in ``nchunks``
-    ranges, default the threads in effect, each with its own rating
-    array), reading the labels and
+    ranges, default the threads in effect with at least
+    :data:`partkit._threads.MIN_RANGE` vertices a range, each with its own
+    rating array), reading the labels and
     cluster weights left by the previous batch; the moves are then made
     one by one in visiting order, each only if the cluster still has room.
     The sweeps run in :func:`_cluster_sweeps`, which rates the batches
@@ -56,6 +58,7 @@ def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, ord
     labels : int64 array, shape (n,)
         Cluster id of every vertex (a vertex id, not compacted).
     """
+    grain = _threads.MIN_RANGE if nchunks is None else 1
     if nchunks is None:
         nchunks = current_threads()
     n = xadj.size - 1
@@ -67,10 +70,11 @@ def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, ord
     if nchunks > 1:  # each range rates with its own scratch
         rating = np.zeros((nchunks, n), dtype=np.int64)
         touched = np.empty((nchunks, n), dtype=np.int64)
-    while _cluster_sweeps(*args, rounds, batches, nchunks):
+    while _cluster_sweeps(*args, rounds, batches, nchunks, grain):
         lo, hi = int(state[_LO]), int(state[_HI])
-        run_calls(_cluster_rate, [(*args, rating[i], touched[i], lo + i * (hi - lo) // nchunks,
-                                   lo + (i + 1) * (hi - lo) // nchunks) for i in range(nchunks)])
+        count = min(nchunks, (hi - lo) // grain)
+        run_calls(_cluster_rate, [(*args, rating[i], touched[i], lo + i * (hi - lo) // count,
+                                   lo + (i + 1) * (hi - lo) // count) for i in range(count)])
         state[_RATED] = 1
     return labels
 
@@ -81,14 +85,14 @@ _ROUND, _BATCH, _MOVED, _RATED, _LO, _HI, _CHECK_GROUP, _STATE_SIZE = range(8)
 
 @njit(cache=True, nogil=True)
 def _cluster_sweeps(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, labels, cw, proposal, state, rounds, batches,
-                    nchunks):
+                    nchunks, grain):
     """Run the sweeps of :func:`parallel_label_propagation_clustering` from ``state``. Returns True when
-    batch ``state[_LO] .. state[_HI] - 1`` of ``order`` is to be rated in parallel (``nchunks > 1``),
-    False when done. Rates the batches itself with ``nchunks == 1``."""
+    batch ``state[_LO] .. state[_HI] - 1`` of ``order`` is to be rated in parallel (``nchunks > 1`` and at
+    least two ranges of ``grain`` vertices), False when done. Rates the other batches itself."""
     n = xadj.size - 1
     ncon = vwgt.shape[1]
-    rating = np.zeros(n if nchunks == 1 else 0, dtype=np.int64)
-    touched = np.empty(n if nchunks == 1 else 0, dtype=np.int64)
+    rating = np.zeros(n, dtype=np.int64)
+    touched = np.empty(n, dtype=np.int64)
     if state[_ROUND] == 0 and state[_BATCH] == 0 and state[_RATED] == 0:
         for v in range(1, n):
             if group[v] != group[0]:
@@ -100,7 +104,7 @@ def _cluster_sweeps(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, labels, cw,
             lo = b * n // batches
             hi = (b + 1) * n // batches
             if state[_RATED] == 0:
-                if nchunks > 1:
+                if nchunks > 1 and hi - lo >= 2 * grain:
                     state[_LO] = lo
                     state[_HI] = hi
                     return True

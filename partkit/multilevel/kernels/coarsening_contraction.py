@@ -3,7 +3,7 @@
 import numpy as np
 from numba import njit
 
-from partkit._threads import current_threads, run_ranges
+from partkit._threads import chunk_count, run_ranges
 
 #: Coarse vertices whose members have at most this many edges in total merge
 #: parallel edges by scanning their (short) list instead of a marker array.
@@ -35,11 +35,9 @@ def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
 
 
 def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks=None):
-    """:func:`contract` with ``nchunks`` ranges of coarse vertices (default: the threads in effect; the output
-    does not depend on it)."""
-    if nchunks is None:
-        nchunks = current_threads()
-    nchunks = max(min(nchunks, nc), 1)
+    """:func:`contract` with ``nchunks`` ranges of coarse vertices (default: the threads in effect,
+    :func:`partkit._threads.chunk_count`; the output does not depend on it)."""
+    nchunks = chunk_count(nc, nchunks)
     start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt = _contract_prepare(xadj, vwgt, cmap, nc, nchunks)
     ends = np.empty(nchunks, dtype=np.int64)
     run_ranges(_contract_chunks, (xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, offsets, cxadj, cadjncy,

@@ -15,6 +15,7 @@ count; :func:`two_hop_matching` pairs the vertices it leaves single.
 import numpy as np
 from numba import njit
 
+from partkit import _threads
 from partkit._borrow import borrow
 from partkit._threads import current_threads, run_ranges
 
@@ -131,7 +132,8 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
     vertices.
 
     The proposals of a round are made in ``nchunks`` ranges of the active
-    vertices in parallel (default: the threads in effect,
+    vertices in parallel (default: the threads in effect, each range with
+    at least :data:`partkit._threads.MIN_RANGE` vertices,
     :func:`partkit._threads.run_ranges`); the rounds and the matching of
     mutual proposals run in :func:`_matching_rounds`, which makes the
     proposals itself on one thread (one call for the whole matching).
@@ -141,6 +143,7 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
     match : int64 array, shape (n,)
         Partner of every vertex, or the vertex itself when unmatched.
     """
+    grain = _threads.MIN_RANGE if nchunks is None else 1
     if nchunks is None:
         nchunks = current_threads()
     n = xadj.size - 1
@@ -150,8 +153,9 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
     vsum = np.empty(n, dtype=np.int64)
     state = np.zeros(_STATE_SIZE, dtype=np.int64)
     args = (xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active)
-    while _matching_rounds(*args, max_rounds, nchunks):
-        run_ranges(_propose, args, state[_NACTIVE], nchunks)
+    while _matching_rounds(*args, max_rounds, nchunks, grain):
+        nactive = int(state[_NACTIVE])
+        run_ranges(_propose, args, nactive, min(nchunks, nactive // grain))
         state[_PROPOSED] = 1
     return match
 
@@ -162,10 +166,10 @@ _ROUND, _NACTIVE, _PROPOSED, _CHECK_FIT, _CHECK_GROUP, _UNIFORM, _STATE_SIZE = r
 
 @njit(cache=True, nogil=True)
 def _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,
-                     max_rounds, nchunks):
+                     max_rounds, nchunks, grain):
     """Run the rounds of :func:`parallel_matching` from ``state``; returns True when the proposals of the
-    next round are to be made in parallel (``nchunks > 1``), False when the matching is done (``match``
-    final). Makes the proposals itself with ``nchunks == 1``."""
+    next round are to be made in parallel (``nchunks > 1`` and at least two ranges of ``grain`` active
+    vertices), False when the matching is done (``match`` final). Makes the other proposals itself."""
     n = xadj.size - 1
     if state[_ROUND] == 0 and state[_PROPOSED] == 0:
         ncon = vwgt.shape[1]
@@ -188,7 +192,7 @@ def _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state,
     while state[_ROUND] < max_rounds and state[_NACTIVE] > 0:
         nactive = state[_NACTIVE]
         if state[_PROPOSED] == 0:
-            if nchunks > 1:
+            if nchunks > 1 and nactive >= 2 * grain:
                 return True
             # np.int64(0), not a literal 0: the signature the pool's calls compile
             _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,

@@ -9,6 +9,7 @@ made when the target part stays within its bound.
 import numpy as np
 from numba import njit
 
+from partkit import _threads
 from partkit._borrow import borrow
 from partkit._threads import current_threads, run_ranges
 
@@ -200,7 +201,8 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
     A sweep visits its vertices in ``batches`` consecutive batches (a fixed
     number). Within a batch the vertices are rated in parallel against the
     partition left by the previous batch (:func:`_lp_rate`, in ``nchunks``
-    ranges, default the threads in effect); those whose best move passes
+    ranges, default the threads in effect, each range with at least
+    :data:`partkit._threads.MIN_RANGE` vertices); those whose best move passes
     the rule are then rated again and moved one by one in visiting order
     (so every move is exact and respects the bound). The sweeps run in
     :func:`_lp_sweeps`, which rates the batches itself on one thread (one
@@ -211,6 +213,7 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
     int
         Total cut reduction.
     """
+    grain = _threads.MIN_RANGE if nchunks is None else 1
     if nchunks is None:
         nchunks = current_threads()
     n = xadj.size - 1
@@ -223,9 +226,10 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
     state = np.zeros(_LP_STATE_SIZE, dtype=np.int64)
     state[_LP_SIZE] = candidates.size
     while _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, following, wants, queued, state, rounds,
-                     batches, nchunks):
-        lo, hi = state[_LP_LO], state[_LP_HI]
-        run_ranges(_lp_rate, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants), hi - lo, nchunks, lo)
+                     batches, nchunks, grain):
+        lo, hi = int(state[_LP_LO]), int(state[_LP_HI])
+        run_ranges(_lp_rate, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants), hi - lo,
+                   min(nchunks, (hi - lo) // grain), lo)
         state[_LP_RATED] = 1
     return int(state[_LP_IMPROVEMENT])
 
@@ -236,10 +240,11 @@ _LP_ROUND, _LP_BATCH, _LP_SIZE, _LP_NEXT, _LP_RATED, _LP_LO, _LP_HI, _LP_IMPROVE
 
 @njit(cache=True, nogil=True)
 def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, following, wants, queued, state, rounds, batches,
-               nchunks):
+               nchunks, grain):
     """Run the sweeps of :func:`parallel_label_propagation_refine` from ``state``: the vertices of a sweep
     are ``current[:state[_LP_SIZE]]``. Returns True when batch ``state[_LP_LO] .. state[_LP_HI] - 1`` is to
-    be rated in parallel (``nchunks > 1``), False when done. Rates the batches itself with ``nchunks == 1``."""
+    be rated in parallel (``nchunks > 1`` and at least two ranges of ``grain`` vertices), False when done.
+    Rates the other batches itself."""
     k = pw.shape[0]
     conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
@@ -253,7 +258,7 @@ def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, following, w
             lo = b * size // batches
             hi = (b + 1) * size // batches
             if state[_LP_RATED] == 0:
-                if nchunks > 1:
+                if nchunks > 1 and hi - lo >= 2 * grain:
                     state[_LP_LO] = lo
                     state[_LP_HI] = hi
                     return True
