@@ -433,7 +433,7 @@ def threads_table(rows, threads):
     return out
 
 
-#: The kernels that hold parallel loops, by (file name, function name): found from their Numba options.
+#: The kernels that run on several threads, by (file name, function name): each kernel module lists them.
 def parallel_kernels():
     import importlib
     import pkgutil
@@ -443,10 +443,9 @@ def parallel_kernels():
     found = set()
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for value in vars(module).values():
-            if getattr(value, "targetoptions", {}).get("parallel"):
-                code = value.py_func.__code__
-                found.add((os.path.basename(code.co_filename), code.co_name))
+        for value in getattr(module, "PARALLEL_KERNELS", ()):
+            code = value.py_func.__code__
+            found.add((os.path.basename(code.co_filename), code.co_name))
     return found
 
 

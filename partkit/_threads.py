@@ -1,19 +1,32 @@
-"""Threads: how many a call uses, and Numba's threading layer, chosen in one place.
+"""Threads: how many a call uses, and how the engine's kernels run on them.
 
 ``threads=None`` (the default of :func:`partkit.partition` and ``--threads``)
 means the cores this process may run on (``os.sched_getaffinity``), capped
 by the size of Numba's thread pool (``NUMBA_NUM_THREADS``, fixed when Numba
 is imported; set that variable to run more threads than cores).
 
-The threading layer is chosen explicitly before the first parallel kernel
-runs (:func:`threading_layer`): ``omp`` (GNU OpenMP, thread-safe: parallel
-kernels may be called from several Python threads) when it loads, else
-``workqueue``; ``tbb`` is not used. ``PARTKIT_THREADING_LAYER`` overrides
-the choice. ``partkit info`` reports it.
+The count in effect is Numba's thread count of the calling Python thread
+(:func:`current_threads`), set by :func:`using_threads` for a call and by
+:func:`for_work` to one on small levels. The engine's parallel work runs
+on Python threads, not in Numba ``prange`` loops: :func:`run_ranges` calls
+a ``nogil`` Numba kernel on consecutive ranges of the work, the first in
+the calling thread and the others on a persistent pool of Python threads,
+which run truly in parallel since the kernels release the GIL (a range
+gets at least :data:`MIN_RANGE` items: starting one costs tens of
+microseconds). A kernel
+with rounds (matching, label propagation) keeps its round loop compiled
+and returns to Python only when a round's parallel step is due, so one
+thread makes one call. Numba's threading layer runs no engine kernel; it
+is still chosen explicitly, before it is first launched (setting Numba's
+thread count launches it), by :func:`threading_layer`: ``omp`` (GNU
+OpenMP) when it loads, else ``workqueue``; ``tbb`` is not used.
+``PARTKIT_THREADING_LAYER`` overrides the choice. ``partkit info`` reports
+it.
 
-Results never depend on the thread count: the parallel kernels compute
+Results never depend on the thread count: the parallel steps compute
 from read-only state and apply in a fixed order, or resolve conflicts by
-a counter-based hash (:mod:`partkit._random`), never by scheduling.
+a counter-based hash (:mod:`partkit._random`), never by scheduling; a
+range only decides where work is done, never what is computed.
 
 Examples
 --------
@@ -205,14 +218,102 @@ def for_work(work):
         numba.set_num_threads(previous)
 
 
-def prange_only():
-    """Numba's ``parallel=`` options for a kernel whose only parallelism is its ``prange`` loops.
+def current_threads():
+    """The thread count in effect in the calling Python thread: Numba's count there.
 
-    With ``parallel=True`` Numba also turns every NumPy call and array
-    expression of the kernel (``np.zeros``, ``a.copy()``, ...) into a
-    parallel loop of its own, each compiled separately: that multiplied the
-    compile time of the parallel kernels (contraction: 4.4 s against 1 s).
-    A fresh dict each call (Numba consumes it).
+    :func:`using_threads` and :func:`for_work` set it, and the pool of a
+    caller that runs Numba kernels on several Python threads sets it to 1 in
+    its threads; :func:`run_ranges` and the initial partitioning read it.
     """
-    return {"comprehension": False, "reduction": False, "inplace_binop": False, "setitem": False, "numpy": False,
-            "stencil": False, "fusion": False, "prange": True}
+    import numba
+
+    return numba.get_num_threads()
+
+
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def _ranges_pool():
+    """The persistent pool of :func:`run_ranges`: ``max_threads() - 1`` Python threads (the caller is one more)."""
+    global _pool
+    if _pool is None:
+        with _pool_lock:
+            if _pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                _pool = ThreadPoolExecutor(max(max_threads() - 1, 1), thread_name_prefix="partkit")
+    return _pool
+
+
+def _forget_pool():
+    global _pool
+    _pool = None  # a forked child has the pool object but not its threads
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
+#: Items (vertices, candidates) below which the threads in effect do not split off a range: starting
+#: a range on the pool costs tens of microseconds, more than a small range's work.
+MIN_RANGE = 1024
+
+
+def chunk_count(n, nchunks=None):
+    """How many ranges ``n`` items run in: ``nchunks`` when given, else the threads in effect, but
+    at most one range per :data:`MIN_RANGE` items; at least 1 and at most ``n``."""
+    if nchunks is None:
+        nchunks = min(current_threads(), n // MIN_RANGE)
+    return max(min(nchunks, n), 1)
+
+
+def run_ranges(kernel, args, n, nchunks=None, start=0):
+    """Call ``kernel(*args, lo, hi)`` on ``nchunks`` consecutive ranges of ``range(start, start + n)`` at once;
+    a list of the results.
+
+    Range ``i`` is ``[start + i * n // nchunks, start + (i + 1) * n // nchunks)``. The
+    kernel must be a Numba kernel compiled with ``nogil=True``, so that the
+    ranges run truly in parallel on Python threads: the calling thread runs
+    the first range, a persistent pool of Python threads the others (no
+    Numba threading layer is involved). ``nchunks`` defaults to
+    :func:`current_threads`, capped by ``n``; with one range the kernel is
+    simply called. ``nchunks=None`` also keeps at least :data:`MIN_RANGE`
+    items in a range (:func:`chunk_count`). The kernel decides what a range writes (its own slice
+    of an output, or a result it returns), so the results do not depend on
+    ``nchunks``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> @njit(nogil=True)
+    ... def total(a, lo, hi):
+    ...     return a[lo:hi].sum()
+    >>> sum(run_ranges(total, (np.arange(10),), 10, 3))
+    45
+    """
+    nchunks = chunk_count(n, nchunks)
+    if nchunks == 1:
+        return [kernel(*args, start, start + n)]
+    return run_calls(kernel, [(*args, start + i * n // nchunks, start + (i + 1) * n // nchunks)
+                              for i in range(nchunks)])
+
+
+def run_calls(kernel, arguments):
+    """Call ``kernel(*a)`` for every tuple ``a`` of ``arguments`` at once; a list of the results, in order.
+
+    The first call runs in the calling thread, the others on the pool of
+    :func:`run_ranges` (``kernel`` must be a ``nogil`` Numba kernel). For
+    calls that differ in more than their range, such as each range's own
+    scratch array.
+    """
+    if len(arguments) == 1:
+        return [kernel(*arguments[0])]
+    pool = _ranges_pool()
+    futures = [pool.submit(kernel, *a) for a in arguments[1:]]
+    try:
+        first = kernel(*arguments[0])
+    finally:
+        rest = [future.result() for future in futures]
+    return [first, *rest]

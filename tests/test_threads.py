@@ -13,7 +13,14 @@ from partkit._threads import available_cores, resolve_threads, using_threads
 from partkit.errors import InputError
 from partkit.generators import barabasi_albert, delaunay, grid2d, tet_mesh3d
 from partkit.metrics import max_part_weights, part_weights
+from partkit.multilevel.kernels.coarsening_clustering import parallel_label_propagation_clustering
 from partkit.multilevel.kernels.coarsening_contraction import contract_ranges
+from partkit.multilevel.kernels.coarsening_matching import parallel_matching
+from partkit.multilevel.kernels.refinement_balance import parallel_rate_for_balance
+from partkit.multilevel.kernels.refinement_fm import parallel_rate_candidates
+from partkit.multilevel.kernels.refinement_moves import (boundary_vertices, parallel_boundary_vertices,
+                                                        parallel_label_propagation_refine)
+from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,11 +33,12 @@ GRAPHS = {
 
 @pytest.fixture(autouse=True)
 def parallel_on_small_graphs(monkeypatch):
-    """The test graphs are small: let them use every thread they are given."""
+    """The test graphs are small: let them use every thread they are given, in ranges of any size."""
     import partkit._threads
     import partkit.multilevel.recursive
 
     monkeypatch.setattr(partkit._threads, "PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(partkit._threads, "MIN_RANGE", 1)
     monkeypatch.setattr(partkit.multilevel.recursive, "PARALLEL_LEVEL_WORK", 0)
 
 
@@ -71,10 +79,74 @@ def test_contraction_independent_of_ranges():
     assert cvwgt.sum() == g.n and cadjwgt.sum() == g.adjwgt[cmap[g.adjncy] != np.repeat(cmap, np.diff(g.xadj))].sum()
 
 
+def test_run_ranges_covers_the_range_in_order():
+    from numba import njit
+
+    from partkit._threads import run_calls, run_ranges
+
+    @njit(nogil=True)
+    def span(lo, hi):
+        return lo, hi
+
+    assert run_ranges(span, (), 10, 3) == [(0, 3), (3, 6), (6, 10)]
+    assert run_ranges(span, (), 10, 3, start=5) == [(5, 8), (8, 11), (11, 15)]
+    assert run_ranges(span, (), 2, 7) == [(0, 1), (1, 2)]  # no more ranges than items
+    assert run_ranges(span, (), 0, 4) == [(0, 0)]
+    with using_threads(1):
+        assert run_ranges(span, (), 10) == [(0, 10)]  # the count in effect, one call
+    from partkit import _threads
+    assert _threads.chunk_count(10 ** 6, None) == min(_threads.current_threads(), 10 ** 6 // _threads.MIN_RANGE)
+    assert _threads.chunk_count(2 * _threads.MIN_RANGE - 1, None) == 1  # small work: one range
+    assert run_calls(span, [(1, 2), (3, 4), (5, 6)]) == [(1, 2), (3, 4), (5, 6)]
+
+
+@pytest.mark.parametrize("graph", ["mesh", "powerlaw"])
+def test_parallel_kernels_independent_of_ranges(graph):
+    """Every kernel that runs in ranges on the pool gives the same output for any number of ranges."""
+    g = delaunay(6000, seed=2) if graph == "mesh" else barabasi_albert(6000, 3, seed=4)
+    rng = np.random.default_rng(5)
+    k = 6
+    group = (np.arange(g.n) % 3 == 0).astype(np.int64)
+    maxvw = np.array([4], dtype=np.int64)
+    order = rng.permutation(g.n).astype(np.int64)
+    part = rng.integers(0, k, g.n).astype(np.int64)
+    bound = max_part_weights(g, k, 0.03)
+    chunks = (1, 2, 3, 7)
+    matches = [parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, 3, 8, c) for c in chunks]
+    labels = [parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group, 3, 16,
+                                                    c) for c in chunks]
+    boundaries = [parallel_boundary_vertices(g.xadj, g.adjncy, part, c) for c in chunks]
+    pw = native_part_weights(g.vwgt, part, k)
+    tight = (pw.min(axis=0) + pw.max(axis=0)) // 2 + np.zeros_like(pw)  # the heavy parts over it, the light with room
+    ratings = [parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, tight, far, c)
+               for far in (False, True) for c in chunks]
+    candidates = boundaries[0]
+    moves = [parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound + 50, candidates, 20, c)
+             for c in chunks]
+    refined = []
+    for c in chunks:
+        p, w = part.copy(), pw.copy()
+        gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, p, w, bound + 50, candidates,
+                                                 4, 16, c)
+        refined.append((p, w, gain))
+    assert np.array_equal(boundaries[0], boundary_vertices(g.xadj, g.adjncy, part))
+    assert np.array_equal(matches[0][matches[0]], np.arange(g.n))
+    assert np.count_nonzero(labels[0] != np.arange(g.n)) > 0 and refined[0][2] > 0
+    assert np.count_nonzero(ratings[0][0] >= 0) > 0 and np.count_nonzero(moves[0][0] >= 0) > 0
+    for results in (matches, labels, boundaries, ratings[:4], ratings[4:], moves, refined):
+        for other in results[1:]:
+            first = results[0]
+            if isinstance(first, tuple):
+                assert all(np.array_equal(a, b) for a, b in zip(first, other))
+            else:
+                assert np.array_equal(first, other)
+
+
 def test_three_threads_oversubscribed_same_partition(tmp_path):
     """NUMBA_NUM_THREADS=3 on any machine: 1, 2 and 3 threads give one partition."""
     script = ("import sys, numpy as np, partkit, partkit._threads\n"
               "partkit._threads.PARALLEL_MIN_WORK = 0\n"
+              "partkit._threads.MIN_RANGE = 1\n"
               "from partkit.generators import delaunay, barabasi_albert\n"
               "for g in (delaunay(20000, seed=3), barabasi_albert(20000, 3, seed=2)):\n"
               "    parts = [partkit.partition(g, 8, seed=5, threads=t) for t in (1, 2, 3)]\n"

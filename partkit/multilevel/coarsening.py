@@ -25,7 +25,6 @@ can still be balanced.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from partkit._random import derive, permutation
@@ -132,7 +131,7 @@ def coarse_map(g, maxvw, group, ctx, clustering, key):
         if nc <= ctx.cluster_fallback * g.n:
             return cmap, nc
     labels = parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order.get(), group,
-                                                   ctx.cluster_rounds, ctx.cluster_batches, numba.get_num_threads())
+                                                   ctx.cluster_rounds, ctx.cluster_batches)
     return _compact(g, labels, maxvw, order, group)
 
 

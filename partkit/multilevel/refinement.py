@@ -26,7 +26,6 @@ the moves that the finer levels can still balance.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from partkit._heap import new_heap
@@ -84,11 +83,11 @@ def _refine(graph, part, maxw, ctx, key, candidates):
             candidates = None
             continue
         if candidates is None:
-            candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part, numba.get_num_threads())
+            candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part)
         shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
             parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates[shuffle],
-                                              ctx.lp_rounds, ctx.lp_batches, numba.get_num_threads())
+                                              ctx.lp_rounds, ctx.lp_batches)
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
@@ -137,7 +136,6 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
     twice the graph's edges (dense coarse graphs of power-law inputs would
     otherwise cost O(m * average degree) per pass).
     """
-    nthreads = numba.get_num_threads()
     n, k = xadj.size - 1, maxw.shape[0]
     conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
@@ -148,9 +146,9 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
     total = 0
     for npass in range(npasses):
         if npass > 0:
-            candidates = parallel_boundary_vertices(xadj, adjncy, part, nthreads)
+            candidates = parallel_boundary_vertices(xadj, adjncy, part)
         targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates,
-                                                  degree_limit, nthreads)
+                                                  degree_limit)
         if npass == 0 and shuffle is not None:
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
         best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gains, max_bad,
@@ -185,11 +183,10 @@ def balance(graph, part, pw, maxw, ctx):
 def _rebalance(g, part, pw, maxw, rounds, far):
     """:func:`kernels.refinement_balance.rebalance` with every round's ratings made in parallel (same moves)."""
     items, keys, pos, size = new_heap(g.n)
-    nthreads = numba.get_num_threads()
     for _ in range(rounds):
         if not np.any(pw > maxw):
             return True
-        cand_to, key = parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, far, nthreads)
+        cand_to, key = parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, far)
         if apply_balance_moves(g.vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size) <= 0:
             return False
     return not np.any(pw > maxw)
@@ -221,7 +218,7 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
         # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
         on_boundary = np.zeros(coarse.n, dtype=bool)
         with for_work(coarse.n + coarse.adjncy.size):
-            on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part, numba.get_num_threads())] = True
+            on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part)] = True
         part = part[cmap]
         refine(fine, part, level_bounds(fine, maxw, depth == 0), ctx, derive(key, depth),
                np.flatnonzero(on_boundary[cmap]))

@@ -1,10 +1,9 @@
-"""Contraction of a graph along a vertex-to-coarse-vertex map, in O(n + m), in parallel."""
+"""Contraction of a graph along a vertex-to-coarse-vertex map, in O(n + m), in parallel ranges."""
 
-import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from partkit._threads import prange_only
+from partkit._threads import chunk_count, run_ranges
 
 #: Coarse vertices whose members have at most this many edges in total merge
 #: parallel edges by scanning their (short) list instead of a marker array.
@@ -32,12 +31,25 @@ def contract(xadj, adjncy, adjwgt, vwgt, cmap, nc):
     cxadj, cadjncy, cadjwgt : int64 arrays
     cvwgt : int64 array, shape (nc, ncon)
     """
-    return contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, numba.get_num_threads())
+    return contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc)
 
 
-@njit(parallel=prange_only(), cache=True, nogil=True)
-def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
-    """:func:`contract` with ``nchunks`` ranges of coarse vertices (the output does not depend on it)."""
+def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks=None):
+    """:func:`contract` with ``nchunks`` ranges of coarse vertices (default: the threads in effect,
+    :func:`partkit._threads.chunk_count`; the output does not depend on it)."""
+    nchunks = chunk_count(nc, nchunks)
+    start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt = _contract_prepare(xadj, vwgt, cmap, nc, nchunks)
+    ends = np.empty(nchunks, dtype=np.int64)
+    run_ranges(_contract_chunks, (xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, offsets, cxadj, cadjncy,
+                                  cadjwgt, cvwgt, ends), nchunks, nchunks)
+    return _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends)
+
+
+@njit(cache=True, nogil=True)
+def _contract_prepare(xadj, vwgt, cmap, nc, nchunks):
+    """The fine vertices bucketed by coarse vertex (``start``, ``members``), the ``nchunks`` ranges of
+    coarse vertices (``bounds``, equal member counts) with the start of each one's stretch (``offsets``),
+    and the outputs to fill."""
     n = xadj.size - 1
     ncon = vwgt.shape[1]
     start = np.zeros(nc + 1, dtype=np.int64)
@@ -51,10 +63,13 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
         c = cmap[v]
         members[fill[c]] = v
         fill[c] += 1
-    nchunks = max(min(nchunks, nc), 1)
     bounds = np.empty(nchunks + 1, dtype=np.int64)
-    for chunk in range(nchunks + 1):
-        bounds[chunk] = np.searchsorted(start, chunk * n // nchunks)
+    c = 0
+    for chunk in range(nchunks):
+        # the first coarse vertex whose members start at or after this range's share of the fine vertices
+        while c < nc and start[c] < chunk * n // nchunks:
+            c += 1
+        bounds[chunk] = c
     bounds[nchunks] = nc
     offsets = np.zeros(nchunks + 1, dtype=np.int64)
     for chunk in range(nchunks):
@@ -69,11 +84,15 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
     cadjwgt = np.empty(offsets[nchunks], dtype=np.int64)
     cvwgt = np.zeros((nc, ncon), dtype=np.int64)
     cxadj = np.zeros(nc + 1, dtype=np.int64)
-    ends = np.empty(nchunks, dtype=np.int64)
-    for chunk in prange(nchunks):
-        ends[chunk] = _contract_range(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds[chunk],
-                                      bounds[chunk + 1], offsets[chunk], cxadj, cadjncy, cadjwgt, cvwgt)
-    # move the stretches together (in order: each moves down, never over a later one)
+    return start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt
+
+
+@njit(cache=True, nogil=True)
+def _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends):
+    """Move the stretches together and sum up ``cxadj``: the coarse graph."""
+    nc = cvwgt.shape[0]
+    nchunks = ends.size
+    # in order: each stretch moves down, never over a later one
     pos = ends[0]
     for chunk in range(1, nchunks):
         for t in range(offsets[chunk], ends[chunk]):
@@ -87,12 +106,21 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks):
     return cxadj, cadjncy[:pos], cadjwgt[:pos], cvwgt
 
 
-@njit(cache=True)
-def _contract_range(xadj, adjncy, adjwgt, vwgt, cmap, start, members, first_c, last_c, offset, cxadj, cadjncy,
-                    cadjwgt, cvwgt):
-    """Build coarse vertices ``first_c .. last_c - 1`` of :func:`contract_ranges` from position ``offset`` on;
-    returns the end of the stretch. A function of its own, so that the parallel loop's body (and its
-    compile time) stays small."""
+@njit(cache=True, nogil=True)
+def _contract_chunks(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, offsets, cxadj, cadjncy, cadjwgt,
+                     cvwgt, ends, lo, hi):
+    """Build the ranges ``lo .. hi - 1`` of coarse vertices of :func:`contract_ranges`, range ``r`` (coarse
+    vertices ``bounds[r] .. bounds[r + 1] - 1``) into the stretch from ``offsets[r]`` on; ``ends[r]`` gets
+    the end of that stretch."""
+    for r in range(lo, hi):
+        ends[r] = _contract_stretch(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds[r], bounds[r + 1],
+                                    offsets[r], cxadj, cadjncy, cadjwgt, cvwgt)
+
+
+@njit(cache=True, inline="always")
+def _contract_stretch(xadj, adjncy, adjwgt, vwgt, cmap, start, members, first_c, last_c, offset, cxadj, cadjncy,
+                      cadjwgt, cvwgt):
+    """Build coarse vertices ``first_c .. last_c - 1`` from position ``offset`` on; returns the end."""
     nc = cvwgt.shape[0]
     ncon = vwgt.shape[1]
     mark = np.full(nc, -1, dtype=np.int64)
@@ -150,3 +178,8 @@ def compact_labels(labels):
             nc += 1
         cmap[v] = new_id[lab]
     return cmap, nc
+
+
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
+PARALLEL_KERNELS = (_contract_chunks,)

@@ -13,9 +13,11 @@ count; :func:`two_hop_matching` pairs the vertices it leaves single.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from partkit._threads import prange_only
+from partkit import _threads
+from partkit._borrow import borrow
+from partkit._threads import current_threads, run_ranges
 
 
 
@@ -114,8 +116,7 @@ def _edge_order(key, u, v):
     return z ^ (z >> np.uint64(29))
 
 
-@njit(parallel=prange_only(), cache=True, nogil=True)
-def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds):
+def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds, nchunks=None):
     """Heavy-edge matching along locally dominant edges, in parallel rounds.
 
     Every edge has a priority seen alike from both ends: its weight, then
@@ -130,81 +131,135 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds)
     ``max_rounds`` rounds or when a round matches less than 1% of the
     vertices.
 
+    The proposals of a round are made in ``nchunks`` ranges of the active
+    vertices in parallel (default: the threads in effect, each range with
+    at least :data:`partkit._threads.MIN_RANGE` vertices,
+    :func:`partkit._threads.run_ranges`); the rounds and the matching of
+    mutual proposals run in :func:`_matching_rounds`, which makes the
+    proposals itself on one thread (one call for the whole matching).
+
     Returns
     -------
     match : int64 array, shape (n,)
         Partner of every vertex, or the vertex itself when unmatched.
     """
+    grain = _threads.MIN_RANGE if nchunks is None else 1
+    if nchunks is None:
+        nchunks = current_threads()
     n = xadj.size - 1
-    ncon = vwgt.shape[1]
-    vsum = np.zeros(n, dtype=np.int64)
-    heaviest = np.zeros(ncon, dtype=np.int64)
-    for v in range(n):
-        for c in range(ncon):
-            vsum[v] += vwgt[v, c]
-            heaviest[c] = max(heaviest[c], vwgt[v, c])
-    check_fit = False
-    for c in range(ncon):
-        if 2 * heaviest[c] > maxvw[c]:
-            check_fit = True
-    check_group = False
-    uniform = True
-    for v in range(1, n):
-        if group[v] != group[0]:
-            check_group = True
-        if vsum[v] != vsum[0]:
-            uniform = False
     match = np.full(n, -1, dtype=np.int64)
     proposal = np.full(n, -1, dtype=np.int64)
-    active = np.arange(n)
-    nactive = n
-    for _ in range(max_rounds):
-        for i in prange(nactive):
-            v = active[i]
-            best = -1
-            best_w = -1
-            best_s = 0
-            best_h = np.uint64(0)
-            for e in range(xadj[v], xadj[v + 1]):
-                u = adjncy[e]
-                if u == v or match[u] >= 0:
-                    continue
-                if check_group and group[u] != group[v]:
-                    continue
-                if check_fit and not _fits(vwgt, u, v, maxvw):
-                    continue
-                w = adjwgt[e]
-                if w < best_w:
-                    continue
-                s = 0 if uniform else vsum[u]
-                if w == best_w and s > best_s:
-                    continue
-                h = _edge_order(key, u, v)
-                if w == best_w and s == best_s and h <= best_h:
-                    continue
-                best = u
-                best_w = w
-                best_s = s
-                best_h = h
-            proposal[v] = best
+    active = np.arange(n, dtype=np.int64)
+    vsum = np.empty(n, dtype=np.int64)
+    state = np.zeros(_STATE_SIZE, dtype=np.int64)
+    args = (xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active)
+    while _matching_rounds(*args, max_rounds, nchunks, grain):
+        nactive = int(state[_NACTIVE])
+        run_ranges(_propose, args, nactive, min(nchunks, nactive // grain))
+        state[_PROPOSED] = 1
+    return match
+
+
+# fields of the state of a matching between calls of _matching_rounds
+_ROUND, _NACTIVE, _PROPOSED, _CHECK_FIT, _CHECK_GROUP, _UNIFORM, _STATE_SIZE = range(7)
+
+
+@njit(cache=True, nogil=True)
+def _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,
+                     max_rounds, nchunks, grain):
+    """Run the rounds of :func:`parallel_matching` from ``state``; returns True when the proposals of the
+    next round are to be made in parallel (``nchunks > 1`` and at least two ranges of ``grain`` active
+    vertices), False when the matching is done (``match`` final). Makes the other proposals itself."""
+    n = xadj.size - 1
+    if state[_ROUND] == 0 and state[_PROPOSED] == 0:
+        ncon = vwgt.shape[1]
+        heaviest = np.zeros(ncon, dtype=np.int64)
+        for v in range(n):
+            vsum[v] = 0
+            for c in range(ncon):
+                vsum[v] += vwgt[v, c]
+                heaviest[c] = max(heaviest[c], vwgt[v, c])
+        for c in range(ncon):
+            if 2 * heaviest[c] > maxvw[c]:
+                state[_CHECK_FIT] = 1
+        state[_UNIFORM] = 1
+        for v in range(1, n):
+            if group[v] != group[0]:
+                state[_CHECK_GROUP] = 1
+            if vsum[v] != vsum[0]:
+                state[_UNIFORM] = 0
+        state[_NACTIVE] = n
+    while state[_ROUND] < max_rounds and state[_NACTIVE] > 0:
+        nactive = state[_NACTIVE]
+        if state[_PROPOSED] == 0:
+            if nchunks > 1 and nactive >= 2 * grain:
+                return True
+            # np.int64(0), not a literal 0: the signature the pool's calls compile
+            _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,
+                     np.int64(0), nactive)
+        # mutual proposals match; the vertices still free and with a free neighbour go on
         matched = 0
-        for i in prange(nactive):
+        kept = 0
+        for i in range(nactive):
             v = active[i]
             u = proposal[v]
             if u >= 0 and proposal[u] == v:
                 match[v] = u
                 matched += 1
-        # still free and with a free neighbour: the next round's vertices
-        kept = 0
-        for i in range(nactive):
-            v = active[i]
-            if match[v] < 0 and proposal[v] >= 0:
+            elif u >= 0:
                 active[kept] = v
                 kept += 1
-        nactive = kept
-        if nactive == 0 or 100 * matched < n:
+        state[_NACTIVE] = kept
+        state[_PROPOSED] = 0
+        state[_ROUND] += 1
+        if 100 * matched < n:
             break
     for v in range(n):
         if match[v] < 0:
             match[v] = v
-    return match
+    state[_NACTIVE] = 0
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active, lo, hi):
+    """The proposals of ``active[lo:hi]`` in a round of :func:`parallel_matching`: each vertex's best edge
+    to a free neighbour (-1 when there is none)."""
+    check_fit = state[_CHECK_FIT] != 0
+    check_group = state[_CHECK_GROUP] != 0
+    uniform = state[_UNIFORM] != 0
+    # borrowed views: no reference counting per call of _fits (partkit._borrow)
+    vwgt, maxvw = borrow(vwgt), borrow(maxvw)
+    for i in range(lo, hi):
+        v = active[i]
+        best = -1
+        best_w = -1
+        best_s = 0
+        best_h = np.uint64(0)
+        for e in range(xadj[v], xadj[v + 1]):
+            u = adjncy[e]
+            if u == v or match[u] >= 0:
+                continue
+            if check_group and group[u] != group[v]:
+                continue
+            if check_fit and not _fits(vwgt, u, v, maxvw):
+                continue
+            w = adjwgt[e]
+            if w < best_w:
+                continue
+            s = 0 if uniform else vsum[u]
+            if w == best_w and s > best_s:
+                continue
+            h = _edge_order(key, u, v)
+            if w == best_w and s == best_s and h <= best_h:
+                continue
+            best = u
+            best_w = w
+            best_s = s
+            best_h = h
+        proposal[v] = best
+
+
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
+PARALLEL_KERNELS = (_matching_rounds,)

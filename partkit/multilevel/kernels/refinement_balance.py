@@ -10,10 +10,11 @@ are the last resort.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from partkit._borrow import borrow
 from partkit._heap import heap_pop, heap_set, new_heap
-from partkit._threads import prange_only
+from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
                                                         on_boundary, overloaded, part_connections)
 
@@ -43,15 +44,13 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
         True when the partition is balanced at the end.
     """
     n = xadj.size - 1
-    conn = np.zeros(pw.shape[0], dtype=np.int64)
     cand_to = np.empty(n, dtype=np.int64)
     key = np.empty(n, dtype=np.int64)
     items, keys, pos, size = new_heap(n)
     for _ in range(max_rounds):
         if not any_overloaded(pw, maxw):
             return True
-        for v in range(n):
-            cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
+        rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, cand_to, key, np.int64(0), n)
         if apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size) <= 0:
             return False
     return not any_overloaded(pw, maxw)
@@ -259,20 +258,26 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
     return target, ((gain - internal) << 10) // max(w, 1)
 
 
-@njit(parallel=prange_only(), cache=True)
-def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, nchunks):
-    """One round's ratings of :func:`rebalance` for every vertex, in ``nchunks`` ranges in parallel:
-    ``(cand_to, key)`` with ``cand_to[v] = -1`` where ``v`` does not move."""
+def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, nchunks=None):
+    """One round's ratings of :func:`rebalance` for every vertex, in ``nchunks`` ranges in parallel (default:
+    the threads in effect): ``(cand_to, key)`` with ``cand_to[v] = -1`` where ``v`` does not move."""
     n = xadj.size - 1
-    k = pw.shape[0]
-    nchunks = max(nchunks, 1)
     cand_to = np.empty(n, dtype=np.int64)
     key = np.empty(n, dtype=np.int64)
-    for chunk in prange(nchunks):
-        conn = np.zeros(k, dtype=np.int64)
-        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
-            cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
+    run_ranges(rate_for_balance_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, cand_to, key), n,
+               nchunks)
     return cand_to, key
+
+
+@njit(cache=True, nogil=True)
+def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, cand_to, key, lo, hi):
+    """:func:`_rate_for_balance` of the vertices ``lo .. hi - 1`` into ``cand_to`` and ``key``."""
+    conn = np.zeros(pw.shape[0], dtype=np.int64)
+    # borrowed views: no reference counting per call of the rating (partkit._borrow)
+    xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
+    pw, maxw = borrow(pw), borrow(maxw)
+    for v in range(lo, hi):
+        cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
 
 
 @njit(cache=True)
@@ -297,3 +302,8 @@ def apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, si
         move_vertex(vwgt, part, pw, v, to)
         moved += 1
     return moved
+
+
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
+PARALLEL_KERNELS = (rate_for_balance_in_range,)

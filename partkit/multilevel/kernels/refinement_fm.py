@@ -11,10 +11,11 @@ moved in one sequential kernel, :func:`fm_pass`).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from partkit._borrow import borrow
 from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set
-from partkit._threads import prange_only
+from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex
 
 
@@ -26,21 +27,29 @@ def rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, degree_limit, 
     return best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
 
 
-@njit(parallel=prange_only(), cache=True)
-def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, nchunks):
-    """:func:`rate_candidate` of every candidate, in ``nchunks`` ranges in parallel: ``(targets, gains)``."""
-    k = pw.shape[0]
-    nchunks = max(nchunks, 1)
-    size = candidates.size
-    targets = np.empty(size, dtype=np.int64)
-    gains = np.empty(size, dtype=np.int64)
-    for chunk in prange(nchunks):
-        conn = np.full(k, -1, dtype=np.int64)
-        touched = np.empty(k, dtype=np.int64)
-        for idx in range(chunk * size // nchunks, (chunk + 1) * size // nchunks):
-            targets[idx], gains[idx] = rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates[idx],
-                                                      degree_limit, conn, touched)
+def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, nchunks=None):
+    """:func:`rate_candidate` of every candidate, in ``nchunks`` ranges in parallel (default: the threads
+    in effect): ``(targets, gains)``."""
+    targets = np.empty(candidates.size, dtype=np.int64)
+    gains = np.empty(candidates.size, dtype=np.int64)
+    run_ranges(rate_candidates_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit,
+                                          targets, gains), candidates.size, nchunks)
     return targets, gains
+
+
+@njit(cache=True, nogil=True)
+def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, targets, gains,
+                             lo, hi):
+    """:func:`rate_candidate` of ``candidates[lo:hi]`` into ``targets[lo:hi]`` and ``gains[lo:hi]``."""
+    k = pw.shape[0]
+    conn = np.full(k, -1, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    # borrowed views: no reference counting per call of the rating (partkit._borrow)
+    xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
+    pw, maxw = borrow(pw), borrow(maxw)
+    for idx in range(lo, hi):
+        targets[idx], gains[idx] = rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates[idx],
+                                                  degree_limit, conn, touched)
 
 
 @njit(cache=True)
@@ -100,3 +109,8 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gai
     for i in range(nmoves):
         locked[moved_v[i]] = False
     return best
+
+
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
+PARALLEL_KERNELS = (rate_candidates_in_range,)

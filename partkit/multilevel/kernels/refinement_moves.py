@@ -7,9 +7,11 @@ made when the target part stays within its bound.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from partkit._threads import prange_only
+from partkit import _threads
+from partkit._borrow import borrow
+from partkit._threads import current_threads, run_ranges
 
 
 @njit(cache=True)
@@ -125,17 +127,28 @@ def on_boundary(xadj, adjncy, part, v):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def boundary_vertices(xadj, adjncy, part):
     """Vertices with a neighbour in another part, in increasing order."""
-    n = xadj.size - 1
-    out = np.empty(n, dtype=np.int64)
+    return boundary_in_range(xadj, adjncy, part, np.int64(0), xadj.size - 1)  # not a literal 0: one signature
+
+
+@njit(cache=True, nogil=True)
+def boundary_in_range(xadj, adjncy, part, lo, hi):
+    """The boundary vertices among ``lo .. hi - 1``, in increasing order."""
+    out = np.empty(hi - lo, dtype=np.int64)
     nb = 0
-    for v in range(n):
+    for v in range(lo, hi):
         if on_boundary(xadj, adjncy, part, v):
             out[nb] = v
             nb += 1
     return out[:nb].copy()
+
+
+def parallel_boundary_vertices(xadj, adjncy, part, nchunks=None):
+    """:func:`boundary_vertices` in ``nchunks`` ranges in parallel (default: the threads in effect; same output)."""
+    found = run_ranges(boundary_in_range, (xadj, adjncy, part), xadj.size - 1, nchunks)
+    return found[0] if len(found) == 1 else np.concatenate(found)
 
 
 @njit(cache=True)
@@ -173,99 +186,131 @@ def _lp_accepts(vwgt, part, pw, v, target, gain):
     return True
 
 
-@njit(parallel=prange_only(), cache=True)
 def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, rounds, batches,
-                                      nchunks):
+                                      nchunks=None):
     """Greedy boundary refinement: move vertices to the best adjacent part, in parallel, with the
     same result for any thread count.
 
     A vertex moves when the move reduces the cut, or keeps it and leaves the
     source part heavier than the target afterwards (evening out the load).
-    The first sweep visits ``candidates`` (usually the shuffled boundary
-    vertices); every later sweep visits the neighbours of the vertices that
-    moved in the previous one. Stops when a sweep moves nothing or after
-    ``rounds`` sweeps.
+    The first sweep visits ``candidates`` (distinct vertices, usually the
+    shuffled boundary vertices); every later sweep visits the neighbours of
+    the vertices that moved in the previous one. Stops when a sweep moves
+    nothing or after ``rounds`` sweeps.
 
     A sweep visits its vertices in ``batches`` consecutive batches (a fixed
     number). Within a batch the vertices are rated in parallel against the
-    partition left by the previous batch; those whose best move passes
+    partition left by the previous batch (:func:`_lp_rate`, in ``nchunks``
+    ranges, default the threads in effect, each range with at least
+    :data:`partkit._threads.MIN_RANGE` vertices); those whose best move passes
     the rule are then rated again and moved one by one in visiting order
-    (so every move is exact and respects the bound). ``nchunks`` (the
-    thread count) only splits a batch between threads.
+    (so every move is exact and respects the bound). The sweeps run in
+    :func:`_lp_sweeps`, which rates the batches itself on one thread (one
+    call for the whole refinement).
 
     Returns
     -------
     int
         Total cut reduction.
     """
+    grain = _threads.MIN_RANGE if nchunks is None else 1
+    if nchunks is None:
+        nchunks = current_threads()
     n = xadj.size - 1
-    k = pw.shape[0]
-    nchunks = max(nchunks, 1)
-    conn = np.full((nchunks, k), -1, dtype=np.int64)
-    touched = np.empty((nchunks, k), dtype=np.int64)
+    size = max(n, candidates.size, 1)
+    current = np.empty(size, dtype=np.int64)
+    current[:candidates.size] = candidates
+    following = np.empty(size, dtype=np.int64)
+    wants = np.zeros(size, dtype=np.bool_)
     queued = np.zeros(n, dtype=np.bool_)
-    current = candidates.copy()
-    following = np.empty(n, dtype=np.int64)
-    wants = np.zeros(max(candidates.size, 1), dtype=np.bool_)
-    improvement = 0
-    for _ in range(rounds):
-        nnext = 0
-        size = current.size
-        if wants.size < size:
-            wants = np.zeros(size, dtype=np.bool_)
-        for b in range(batches):
+    state = np.zeros(_LP_STATE_SIZE, dtype=np.int64)
+    state[_LP_SIZE] = candidates.size
+    while _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, following, wants, queued, state, rounds,
+                     batches, nchunks, grain):
+        lo, hi = int(state[_LP_LO]), int(state[_LP_HI])
+        run_ranges(_lp_rate, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants), hi - lo,
+                   min(nchunks, (hi - lo) // grain), lo)
+        state[_LP_RATED] = 1
+    return int(state[_LP_IMPROVEMENT])
+
+
+# fields of the state of a label propagation between calls of _lp_sweeps
+_LP_ROUND, _LP_BATCH, _LP_SIZE, _LP_NEXT, _LP_RATED, _LP_LO, _LP_HI, _LP_IMPROVEMENT, _LP_STATE_SIZE = range(9)
+
+
+@njit(cache=True, nogil=True)
+def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, following, wants, queued, state, rounds, batches,
+               nchunks, grain):
+    """Run the sweeps of :func:`parallel_label_propagation_refine` from ``state``: the vertices of a sweep
+    are ``current[:state[_LP_SIZE]]``. Returns True when batch ``state[_LP_LO] .. state[_LP_HI] - 1`` is to
+    be rated in parallel (``nchunks > 1`` and at least two ranges of ``grain`` vertices), False when done.
+    Rates the other batches itself."""
+    k = pw.shape[0]
+    conn = np.full(k, -1, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    # borrowed views: no reference counting per call of best_move (partkit._borrow)
+    xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
+    pw, maxw = borrow(pw), borrow(maxw)
+    while state[_LP_ROUND] < rounds:
+        size = state[_LP_SIZE]
+        while state[_LP_BATCH] < batches:
+            b = state[_LP_BATCH]
             lo = b * size // batches
             hi = (b + 1) * size // batches
-            for chunk in prange(nchunks):
-                for idx in range(lo + chunk * (hi - lo) // nchunks, lo + (chunk + 1) * (hi - lo) // nchunks):
-                    v = current[idx]
-                    target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn[chunk],
-                                             touched[chunk])
-                    wants[idx] = _lp_accepts(vwgt, part, pw, v, target, gain)
+            if state[_LP_RATED] == 0:
+                if nchunks > 1 and hi - lo >= 2 * grain:
+                    state[_LP_LO] = lo
+                    state[_LP_HI] = hi
+                    return True
+                _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants, lo, hi)
+            nnext = state[_LP_NEXT]
             for idx in range(lo, hi):
                 if not wants[idx]:
                     continue
                 v = current[idx]
-                target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn[0], touched[0])
+                target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
                 if not _lp_accepts(vwgt, part, pw, v, target, gain):
                     continue
                 move_vertex(vwgt, part, pw, v, target)
-                improvement += gain
+                state[_LP_IMPROVEMENT] += gain
                 for e in range(xadj[v], xadj[v + 1]):
                     u = adjncy[e]
                     if not queued[u]:
                         queued[u] = True
                         following[nnext] = u
                         nnext += 1
+            state[_LP_NEXT] = nnext
+            state[_LP_RATED] = 0
+            state[_LP_BATCH] += 1
+        nnext = state[_LP_NEXT]
         if nnext == 0:
             break
         for idx in range(nnext):
-            queued[following[idx]] = False
-        current = following[:nnext].copy()
-    return improvement
+            u = following[idx]
+            queued[u] = False
+            current[idx] = u
+        state[_LP_SIZE] = nnext
+        state[_LP_NEXT] = 0
+        state[_LP_BATCH] = 0
+        state[_LP_ROUND] += 1
+    return False
 
 
-@njit(parallel=prange_only(), cache=True)
-def parallel_boundary_vertices(xadj, adjncy, part, nchunks):
-    """:func:`boundary_vertices` in ``nchunks`` ranges in parallel (same output)."""
-    n = xadj.size - 1
-    nchunks = max(min(nchunks, n), 1)
-    flag = np.zeros(n, dtype=np.bool_)
-    counts = np.zeros(nchunks + 1, dtype=np.int64)
-    for chunk in prange(nchunks):
-        count = 0
-        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
-            if on_boundary(xadj, adjncy, part, v):
-                flag[v] = True
-                count += 1
-        counts[chunk + 1] = count
-    for chunk in range(nchunks):
-        counts[chunk + 1] += counts[chunk]
-    out = np.empty(counts[nchunks], dtype=np.int64)
-    for chunk in prange(nchunks):
-        pos = counts[chunk]
-        for v in range(chunk * n // nchunks, (chunk + 1) * n // nchunks):
-            if flag[v]:
-                out[pos] = v
-                pos += 1
-    return out
+@njit(cache=True, nogil=True)
+def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants, lo, hi):
+    """Whether each vertex of ``current[lo:hi]`` wants to move under label propagation's rule, into ``wants``."""
+    k = pw.shape[0]
+    conn = np.full(k, -1, dtype=np.int64)
+    touched = np.empty(k, dtype=np.int64)
+    # borrowed views: no reference counting per call of best_move (partkit._borrow)
+    xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
+    pw, maxw = borrow(pw), borrow(maxw)
+    for idx in range(lo, hi):
+        v = current[idx]
+        target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+        wants[idx] = _lp_accepts(vwgt, part, pw, v, target, gain)
+
+
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
+PARALLEL_KERNELS = (_lp_sweeps, boundary_in_range)
