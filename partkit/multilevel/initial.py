@@ -12,11 +12,10 @@ weight. ``runs`` recursive bisections are made and refined k-way; the best
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from partkit._random import derive, integers
+from partkit._threads import current_threads, run_calls
 from partkit.multilevel.coarsening import coarsen
 from partkit.multilevel.kernels.initial_fm import bisection_tries, fm_refine
 from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
@@ -66,7 +65,7 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     for run in range(runs):
         run_key = derive(key, run)
         part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key, fractions=fractions,
-                                   threads=bisection_threads())
+                                   threads=current_threads())
         refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"))
         if runs == 1:
             return part
@@ -86,38 +85,22 @@ def best_grown_bisection(graph, maxw, target0, starts, key, npasses, max_bad):
     """The first of the grown and FM-refined bisections of :func:`kernels.initial_fm.bisection_tries`
     (one per start) with the least overweight, then the lowest cut.
 
-    The tries are spread over Numba's thread count of the calling thread
-    (one inside the pool of :func:`partkit.multilevel.recursive.recursive_bisection`)
+    The tries are spread over the thread count in effect in the calling
+    thread (one inside the pool of :func:`partkit.multilevel.recursive.recursive_bisection`)
     when they are big enough; the result does not depend on it.
     """
-    import numba
     ntries = starts.size
     parts = np.ones((ntries, graph.n), dtype=np.int64)
     ows = np.zeros(ntries, dtype=np.int64)
     cuts = np.zeros(ntries, dtype=np.int64)
     args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, maxw, target0, starts, key, npasses, max_bad,
             parts, ows, cuts)
-    threads = min(numba.get_num_threads(), ntries)
-    if threads > 1 and ntries * (graph.adjncy.size + graph.n) >= PARALLEL_TRIES_WORK:
-        bounds = np.linspace(0, ntries, threads + 1).astype(int)
-        with ThreadPoolExecutor(threads - 1) as pool:
-            others = [pool.submit(bisection_tries, *args, bounds[i], bounds[i + 1], True) for i in range(1, threads)]
-            bisection_tries(*args, 0, bounds[1], True)
-            for future in others:
-                future.result()
-    else:
-        bisection_tries(*args, 0, ntries, True)
+    threads = min(current_threads(), ntries)
+    if threads < 2 or ntries * (graph.adjncy.size + graph.n) < PARALLEL_TRIES_WORK:
+        threads = 1
+    bounds = [ntries * i // threads for i in range(threads + 1)]
+    run_calls(bisection_tries, [(*args, bounds[i], bounds[i + 1], True) for i in range(threads)])
     return parts[np.lexsort((cuts, ows))[0]]
-
-
-def bisection_threads():
-    """Threads for the independent bisections: Numba's thread count of the calling thread where the
-    threading layer lets kernels run from several threads at once (OpenMP), else 1 (workqueue)."""
-    import numba
-
-    from partkit._threads import threading_layer
-    threads = numba.get_num_threads()
-    return threads if threads > 1 and threading_layer() == "omp" else 1
 
 
 def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tries):
