@@ -63,6 +63,10 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gai
     ``touched`` scratch of length k; all are left so.
     """
     heap_build(items, keys, pos, size, candidates, gains, targets >= 0)
+    # borrowed views: no reference counting per helper call (partkit._borrow); all are arguments
+    xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
+    pw, maxw, conn, touched = borrow(pw), borrow(maxw), borrow(conn), borrow(touched)
+    items, keys, pos, size = borrow(items), borrow(keys), borrow(pos), borrow(size)
     work_per_pass = 8 * adjncy.size
     nmoves = 0
     current = 0
