@@ -136,9 +136,11 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         targets the share of the parts on its side.
     threads : int
         The independent sub-problems of a recursion level are bisected by
-        this many Python threads (``bisect`` must release the GIL for this
-        to pay, as Numba kernels compiled with ``nogil=True`` do). The
-        result is the same for any number.
+        this many Python threads when the level has at least
+        :data:`PARALLEL_LEVEL_WORK` vertices plus adjacency entries
+        (``bisect`` must release the GIL for this to pay, as Numba kernels
+        compiled with ``nogil=True`` do). The result is the same for any
+        number.
 
     Returns
     -------
