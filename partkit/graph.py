@@ -95,6 +95,10 @@ class Graph:
         """Number of neighbours of every vertex."""
         return np.diff(self.xadj)
 
+    def has_isolated_vertices(self) -> bool:
+        """Whether some vertex has no neighbour (then the graph is disconnected, or a single vertex)."""
+        return self.n > 0 and int(self.degrees().min()) == 0
+
     def edge_sources(self) -> np.ndarray:
         """The vertex each adjacency entry starts from: ``adjncy[i]`` is a neighbour of ``edge_sources()[i]``."""
         return np.repeat(np.arange(self.n, dtype=INDEX_DTYPE), np.diff(self.xadj))

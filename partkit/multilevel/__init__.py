@@ -123,7 +123,7 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     """
     if k == 1 or graph.n == 0:
         return np.zeros(graph.n, dtype=np.int64)
-    isolated = int(np.diff(graph.xadj).min()) == 0
+    isolated = graph.has_isolated_vertices()
     hierarchy = None if isolated else _hierarchy(graph, k, ctx, derive(seed, "run", 0), say)
     part = None
     if isolated or component_labels(hierarchy.coarsest.xadj, hierarchy.coarsest.adjncy)[0] > 1:
