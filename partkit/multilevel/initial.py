@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from partkit._random import derive, integers
-from partkit._threads import current_threads, run_calls
+from partkit._threads import current_threads, run_ranges
 from partkit.multilevel.coarsening import coarsen
 from partkit.multilevel.kernels.initial_fm import bisection_tries, fm_refine
 from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
@@ -94,12 +94,9 @@ def best_grown_bisection(graph, maxw, target0, starts, key, npasses, max_bad):
     ows = np.zeros(ntries, dtype=np.int64)
     cuts = np.zeros(ntries, dtype=np.int64)
     args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, maxw, target0, starts, key, npasses, max_bad,
-            parts, ows, cuts)
-    threads = min(current_threads(), ntries)
-    if threads < 2 or ntries * (graph.adjncy.size + graph.n) < PARALLEL_TRIES_WORK:
-        threads = 1
-    bounds = [ntries * i // threads for i in range(threads + 1)]
-    run_calls(bisection_tries, [(*args, bounds[i], bounds[i + 1], True) for i in range(threads)])
+            parts, ows, cuts, True)
+    big = ntries * (graph.adjncy.size + graph.n) >= PARALLEL_TRIES_WORK
+    run_ranges(bisection_tries, args, ntries, current_threads() if big else 1)
     return parts[np.lexsort((cuts, ows))[0]]
 
 

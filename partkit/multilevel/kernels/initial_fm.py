@@ -121,7 +121,7 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
     ows = np.zeros(1, dtype=np.int64)
     cuts = np.zeros(1, dtype=np.int64)
     bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, 0, np.zeros(1, dtype=np.int64), key, npasses, max_bad,
-                    part[np.newaxis], ows, cuts, 0, 1, False)  # a view: part is refined in place
+                    part[np.newaxis], ows, cuts, False, 0, 1)  # a view: part is refined in place
     return int(cuts[0])
 
 
@@ -468,7 +468,7 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
 
 @njit(cache=True, nogil=True)
 def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad, parts, ows, cuts,
-                    first, last, grow):
+                    grow, first, last):
     """Tries ``first .. last - 1`` of a best-of-several bisection, each refined by 2-way FM.
 
     With ``grow``, try ``t`` first grows side 0 from ``starts[t]`` to
@@ -477,7 +477,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
     as given. FM uses ``maxw``, ``npasses``, ``max_bad`` and the stream
     ``subkey(key, t)``; ``ows[t]`` and ``cuts[t]`` receive the overweight
     and cut. A try depends only on its start and stream, so disjoint ranges
-    of tries can run on different threads (the kernel releases the GIL); the
+    of tries can run on different threads (the kernel releases the GIL; the
+    range comes last, as :func:`partkit._threads.run_ranges` passes it); the
     tries of one call share one set of work arrays.
 
     This is the one compiled entry to the FM passes (:func:`fm_refine` and
