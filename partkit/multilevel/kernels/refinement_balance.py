@@ -16,7 +16,7 @@ from partkit._borrow import borrow
 from partkit._heap import heap_pop, heap_set, new_heap
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
-                                                        on_boundary, overloaded, part_connections)
+                                                        on_boundary, overloaded)
 
 
 @njit(cache=True)
@@ -56,52 +56,77 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     return not any_overloaded(pw, maxw)
 
 
-#: Vertices remembered per ordered pair of parts: a path moves up to this many per hop in one round.
+#: Vertices moved per hop of a path in one go: a path moves up to this many vertices across each boundary.
 WAVES = 8
 
 
 @njit(cache=True)
-def _best_crossings(xadj, adjncy, adjwgt, part, k, vertices, nv, cand_v, cand_g, conn, touched):
-    """For every ordered pair of parts ``(a, b)``, the ``WAVES`` vertices of ``a`` among
-    ``vertices[:nv]`` whose moves to ``b`` gain the most cut, best first
-    (``cand_v[a * k + b]``, -1 where there are fewer)."""
-    cand_v[:, :] = -1
-    waves = cand_v.shape[1]
-    for i in range(nv):
-        v = vertices[i]
-        a = part[v]
-        nt = part_connections(v, xadj, adjncy, adjwgt, part, conn, touched)
-        internal = conn[a]
-        for t in range(nt):
-            b = touched[t]
-            g = conn[b] - internal
-            conn[b] = 0
-            if b == a:
-                continue
-            idx = a * k + b
-            # insertion into the short sorted list of the pair
-            w = waves - 1
-            if cand_v[idx, w] >= 0 and cand_g[idx, w] >= g:
-                continue
-            while w > 0 and (cand_v[idx, w - 1] < 0 or cand_g[idx, w - 1] < g):
-                cand_v[idx, w] = cand_v[idx, w - 1]
-                cand_g[idx, w] = cand_g[idx, w - 1]
-                w -= 1
-            cand_v[idx, w] = v
-            cand_g[idx, w] = g
-        conn[a] = 0
+def _listed(head, ent_v, ent_next, used, p, v):
+    """Put ``v`` at the front of part ``p``'s list of candidate vertices; returns the entry
+    arrays (grown when full) and the number of entries in use."""
+    if used == ent_v.size:
+        ent_v = np.concatenate((ent_v, np.empty_like(ent_v)))
+        ent_next = np.concatenate((ent_next, np.empty_like(ent_next)))
+    ent_v[used] = v
+    ent_next[used] = head[p]
+    head[p] = used
+    return ent_v, ent_next, used + 1
 
 
 @njit(cache=True)
-def _wave_fits(vwgt, pw, maxw, cand_v, prev, k, target, w):
-    """Whether wave ``w`` of the path ending at ``target`` can move: every hop has a
-    ``w``-th vertex, the last one fits into ``target``, and every inner part of the path
-    stays within its bound (or no heavier than before)."""
+def _pair_candidates(xadj, adjncy, adjwgt, part, head, ent_v, ent_next, seen, stamp, p, q, out_v, out_g):
+    """The ``WAVES`` vertices of part ``p``'s list whose moves to part ``q`` gain the most cut, best
+    first, into ``out_v`` and ``out_g`` (-1 where there are fewer). Entries of vertices that left
+    ``p``, and repeated ones (``seen[v] == stamp``), are unlinked on the way."""
+    out_v[:] = -1
+    waves = out_v.size
+    before = -1
+    e = head[p]
+    while e >= 0:
+        v = ent_v[e]
+        after = ent_next[e]
+        if part[v] != p or seen[v] == stamp:
+            if before < 0:
+                head[p] = after
+            else:
+                ent_next[before] = after
+            e = after
+            continue
+        seen[v] = stamp
+        before = e
+        e = after
+        external = 0
+        internal = 0
+        for i in range(xadj[v], xadj[v + 1]):
+            r = part[adjncy[i]]
+            if r == q:
+                external += adjwgt[i]
+            elif r == p:
+                internal += adjwgt[i]
+        if external == 0:
+            continue
+        g = external - internal
+        # insertion into the short sorted list
+        w = waves - 1
+        if out_v[w] >= 0 and out_g[w] >= g:
+            continue
+        while w > 0 and (out_v[w - 1] < 0 or out_g[w - 1] < g):
+            out_v[w] = out_v[w - 1]
+            out_g[w] = out_g[w - 1]
+            w -= 1
+        out_v[w] = v
+        out_g[w] = g
+
+
+@njit(cache=True)
+def _wave_fits(vwgt, pw, maxw, hop_v, prev, target, w):
+    """Whether wave ``w`` of the path ending at ``target`` can move: every hop has a ``w``-th
+    vertex (``hop_v[q]``: the vertices crossing into ``q``), the last one fits into ``target``,
+    and every inner part of the path stays within its bound (or no heavier than before)."""
     q = target
     w_in = -1
     while prev[q] != -1:
-        p = prev[q]
-        v = cand_v[p * k + q, w]
+        v = hop_v[q, w]
         if v < 0:
             return False
         if w_in < 0:
@@ -113,22 +138,35 @@ def _wave_fits(vwgt, pw, maxw, cand_v, prev, k, target, w):
                 if after > maxw[q, c] and after > pw[q, c]:
                     return False
         w_in = v
-        q = p
+        q = prev[q]
     return True
+
+
+@njit(cache=True)
+def _has_room(pw, maxw, q):
+    """Whether part ``q`` is within its bound and below it on some constraint."""
+    room = False
+    for c in range(pw.shape[1]):
+        if pw[q, c] > maxw[q, c]:
+            return False
+        room = room or pw[q, c] < maxw[q, c]
+    return room
 
 
 @njit(cache=True)
 def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
     """Move weight out of overloaded parts along shortest paths of adjacent parts.
 
-    Every round finds, for each pair of adjacent parts, the ``WAVES``
-    vertices whose moves between them gain the most cut; then, for every
-    overloaded part, a shortest path (breadth-first over the quotient graph
-    of parts) to a part that can take the last vertex, and moves up to
-    ``WAVES`` vertices per hop, one wave at a time while the source is
-    overloaded. The parts of a path are not reused in the same round.
-    Stops when every part meets ``maxw``, when a round moves nothing, or
-    after ``max_rounds`` rounds.
+    Every round takes each overloaded part in turn, finds a shortest path
+    (breadth-first over the quotient graph of parts) to a part that can
+    take a vertex, and moves up to ``WAVES`` vertices per hop, one wave at
+    a time while the source is overloaded: each hop moves the vertices
+    whose moves across it gain the most cut. The quotient graph is kept as
+    the number of cut edges between every two parts, and each part keeps a
+    list of its vertices that may cross (its boundary, and the neighbours
+    of every vertex moved), so a path costs the lists of its parts, not a
+    scan of the whole boundary. Stops when every part meets ``maxw``, when
+    a round moves nothing, or after ``max_rounds`` rounds.
 
     Returns
     -------
@@ -136,80 +174,92 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
         True when the partition is balanced at the end.
     """
     k = pw.shape[0]
-    cand_v = np.full((k * k, WAVES), -1, dtype=np.int64)
-    cand_g = np.zeros((k * k, WAVES), dtype=np.int64)
-    conn = np.zeros(k, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
+    n = xadj.size - 1
+    links = np.zeros((k, k), dtype=np.int64)
+    head = np.full(k, -1, dtype=np.int64)
+    boundary = boundary_vertices(xadj, adjncy, part)
+    ent_v = np.empty(max(2 * boundary.size, 64), dtype=np.int64)
+    ent_next = np.empty_like(ent_v)
+    used = 0
+    listed_in = np.full(n, -1, dtype=np.int64)
+    for v in boundary:
+        a = part[v]
+        for e in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[e]] != a:
+                links[a, part[adjncy[e]]] += 1
+        ent_v, ent_next, used = _listed(head, ent_v, ent_next, used, a, v)
+        listed_in[v] = a
+    seen = np.zeros(n, dtype=np.int64)
+    stamp = 0
+    hop_v = np.empty((k, WAVES), dtype=np.int64)
+    hop_g = np.empty((k, WAVES), dtype=np.int64)
+    rated = np.zeros(k, dtype=np.bool_)
     prev = np.empty(k, dtype=np.int64)
     fifo = np.empty(k, dtype=np.int64)
-    used = np.zeros(k, dtype=np.bool_)
-    nbr_start = np.zeros(k + 1, dtype=np.int64)
-    nbr = np.empty(k * k, dtype=np.int64)
-    # the vertices that can cross: the boundary, and the neighbours of every moved vertex
-    n = xadj.size - 1
-    vertices = np.empty(n, dtype=np.int64)
-    listed = np.zeros(n, dtype=np.bool_)
-    boundary = boundary_vertices(xadj, adjncy, part)
-    nv = boundary.size
-    for i in range(nv):
-        vertices[i] = boundary[i]
-        listed[boundary[i]] = True
     for _ in range(max_rounds):
         if not any_overloaded(pw, maxw):
             return True
-        _best_crossings(xadj, adjncy, adjwgt, part, k, vertices, nv, cand_v, cand_g, conn, touched)
-        # the quotient graph of parts as adjacency lists
-        count = 0
-        for p in range(k):
-            nbr_start[p] = count
-            for q in range(k):
-                if cand_v[p * k + q, 0] >= 0:
-                    nbr[count] = q
-                    count += 1
-        nbr_start[k] = count
-        used[:] = False
         moved = False
         for a in range(k):
-            if used[a] or not overloaded(pw, maxw, a):
+            if not overloaded(pw, maxw, a):
                 continue
             prev[:] = -2
             prev[a] = -1
-            head = 0
-            tail = 1
+            rated[:] = False
+            first = 0
+            last = 1
             fifo[0] = a
             target = -1
-            while head < tail and target < 0:
-                p = fifo[head]
-                head += 1
-                for i in range(nbr_start[p], nbr_start[p + 1]):
-                    q = nbr[i]
-                    if prev[q] != -2 or used[q]:
+            while first < last and target < 0:
+                p = fifo[first]
+                first += 1
+                for q in range(k):
+                    if links[p, q] == 0 or prev[q] != -2:
                         continue
                     prev[q] = p
-                    if fits_in(vwgt, pw, maxw, cand_v[p * k + q, 0], q):
-                        target = q
-                        break
-                    fifo[tail] = q
-                    tail += 1
+                    if _has_room(pw, maxw, q):
+                        stamp += 1
+                        _pair_candidates(xadj, adjncy, adjwgt, part, head, ent_v, ent_next, seen, stamp, p, q,
+                                         hop_v[q], hop_g[q])
+                        rated[q] = True
+                        if hop_v[q, 0] >= 0 and fits_in(vwgt, pw, maxw, hop_v[q, 0], q):
+                            target = q
+                            break
+                    fifo[last] = q
+                    last += 1
             if target < 0:
                 continue
+            q = target
+            while prev[q] != -1:
+                if not rated[q]:
+                    stamp += 1
+                    _pair_candidates(xadj, adjncy, adjwgt, part, head, ent_v, ent_next, seen, stamp, prev[q], q,
+                                     hop_v[q], hop_g[q])
+                q = prev[q]
             for w in range(WAVES):
-                if not overloaded(pw, maxw, a) or not _wave_fits(vwgt, pw, maxw, cand_v, prev, k, target, w):
+                if not overloaded(pw, maxw, a) or not _wave_fits(vwgt, pw, maxw, hop_v, prev, target, w):
                     break
                 q = target
                 while prev[q] != -1:
-                    p = prev[q]
-                    v = cand_v[p * k + q, w]
+                    v = hop_v[q, w]
+                    p = part[v]
+                    for e in range(xadj[v], xadj[v + 1]):
+                        r = part[adjncy[e]]
+                        if r != p:
+                            links[p, r] -= 1
+                            links[r, p] -= 1
+                        if r != q:
+                            links[q, r] += 1
+                            links[r, q] += 1
                     move_vertex(vwgt, part, pw, v, q)
+                    ent_v, ent_next, used = _listed(head, ent_v, ent_next, used, q, v)
+                    listed_in[v] = q
                     for e in range(xadj[v], xadj[v + 1]):
                         u = adjncy[e]
-                        if not listed[u]:
-                            listed[u] = True
-                            vertices[nv] = u
-                            nv += 1
-                    used[p] = True
-                    used[q] = True
-                    q = p
+                        if listed_in[u] != part[u]:
+                            ent_v, ent_next, used = _listed(head, ent_v, ent_next, used, part[u], u)
+                            listed_in[u] = part[u]
+                    q = prev[q]
                 moved = True
         if not moved:
             return False
