@@ -2,10 +2,10 @@
 
 ``threads=None`` (the default of :func:`partkit.partition` and ``--threads``)
 means the cores this process may run on (``os.sched_getaffinity``), capped
-by the size of Numba's thread pool (``NUMBA_NUM_THREADS``, fixed when Numba
-is imported; set that variable to run more threads than cores).
+by ``NUMBA_NUM_THREADS`` (read when Numba is imported; Numba's default is
+the machine's cores: set it to run more threads than cores).
 
-The count in effect is Numba's thread count of the calling Python thread
+The count in effect is a per-Python-thread setting of this module
 (:func:`current_threads`), set by :func:`using_threads` for a call and by
 :func:`for_work` to one on small levels. The engine's parallel work runs
 on Python threads, not in Numba ``prange`` loops: :func:`run_ranges` calls
@@ -13,15 +13,10 @@ a ``nogil`` Numba kernel on consecutive ranges of the work, the first in
 the calling thread and the others on a persistent pool of Python threads,
 which run truly in parallel since the kernels release the GIL (a range
 gets at least :data:`MIN_RANGE` items: starting one costs tens of
-microseconds). A kernel
-with rounds (matching, label propagation) keeps its round loop compiled
-and returns to Python only when a round's parallel step is due, so one
-thread makes one call. Numba's threading layer runs no engine kernel; it
-is still chosen explicitly, before it is first launched (setting Numba's
-thread count launches it), by :func:`threading_layer`: ``omp`` (GNU
-OpenMP) when it loads, else ``workqueue``; ``tbb`` is not used.
-``PARTKIT_THREADING_LAYER`` overrides the choice. ``partkit info`` reports
-it.
+microseconds). A kernel with rounds (matching, label propagation) keeps
+its round loop compiled and returns to Python only when a round's
+parallel step is due, so one thread makes one call. Numba's threading
+layer is never started: no kernel has a ``prange`` loop.
 
 Results never depend on the thread count: the parallel steps compute
 from read-only state and apply in a fixed order, or resolve conflicts by
@@ -46,11 +41,7 @@ import numbers
 import os
 import threading
 
-#: Layers tried in this order (``tbb`` is left out: not a dependency).
-LAYERS = ("omp", "workqueue")
-
-_lock = threading.Lock()
-_layer = None
+_local = threading.local()
 
 
 def available_cores():
@@ -62,7 +53,7 @@ def available_cores():
 
 
 def max_threads():
-    """The size of Numba's thread pool: no call can use more threads."""
+    """``NUMBA_NUM_THREADS``: no call uses more threads."""
     from numba import config
 
     return int(config.NUMBA_NUM_THREADS)
@@ -90,59 +81,34 @@ def resolve_threads(threads=None):
     return max(1, min(threads, max_threads()))
 
 
-def threading_layer():
-    """Choose (once) and return the name of Numba's threading layer: ``omp``, else ``workqueue``."""
-    global _layer
-    if _layer is not None:
-        return _layer
-    with _lock:
-        if _layer is None:
-            from numba import config
-            from numba.np.ufunc import parallel
+@contextlib.contextmanager
+def using_threads(threads=None):
+    """Run the body with the thread count of the calling Python thread set to ``resolve_threads(threads)``;
+    yields that count.
 
-            wanted = os.environ.get("PARTKIT_THREADING_LAYER", "").strip().lower()
-            order = (wanted,) if wanted in LAYERS else LAYERS
-            chosen = "workqueue"
-            for name in order:
-                if name == "workqueue" or _loads(name):
-                    chosen = name
-                    break
-            if not parallel._is_initialized:
-                config.THREADING_LAYER = chosen
-                parallel._launch_threads()
-            _layer = parallel._threading_layer or chosen
-    return _layer
-
-
-def _loads(name):
-    try:
-        if name == "omp":
-            from numba.np.ufunc import omppool  # noqa: F401
-        return True
-    except ImportError:
-        return False
+    The previous count is restored on exit. BLAS libraries are limited to
+    one thread for the duration when ``threadpoolctl`` is installed (the
+    engine itself calls no BLAS routine).
+    """
+    n = resolve_threads(threads)
+    with _counting(n), _blas_limited():
+        yield n
 
 
 @contextlib.contextmanager
-def using_threads(threads=None):
-    """Run the body with Numba's thread count set to ``resolve_threads(threads)``; yields that count.
-
-    The previous count of the calling Python thread is restored on exit
-    (Numba's count is per Python thread). BLAS libraries are limited to one
-    thread for the duration when ``threadpoolctl`` is installed (the engine
-    itself calls no BLAS routine).
-    """
-    import numba
-
-    n = resolve_threads(threads)
-    threading_layer()
-    previous = numba.get_num_threads()
-    numba.set_num_threads(n)
+def _counting(n):
+    previous = getattr(_local, "threads", None)
+    _local.threads = n
     try:
-        with _blas_limited():
-            yield n
+        yield
     finally:
-        numba.set_num_threads(previous)
+        _local.threads = previous
+
+
+def single_threaded():
+    """Make one the thread count of the calling Python thread (for example, as the initializer of a pool
+    whose threads each run a sub-problem)."""
+    _local.threads = 1
 
 
 def _blas_limited():
@@ -165,8 +131,8 @@ def info():
     """What ``partkit info`` prints about threads: a dict."""
     import numba
 
-    return {"threading_layer": threading_layer(), "default_threads": resolve_threads(None),
-            "available_cores": available_cores(), "numba_pool_threads": max_threads(),
+    return {"default_threads": resolve_threads(None),
+            "available_cores": available_cores(), "max_threads": max_threads(),
             "numba": numba.__version__}
 
 
@@ -208,26 +174,20 @@ def for_work(work):
     if work >= PARALLEL_MIN_WORK:
         yield
         return
-    import numba
-
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
+    with _counting(1):
         yield
-    finally:
-        numba.set_num_threads(previous)
 
 
 def current_threads():
-    """The thread count in effect in the calling Python thread: Numba's count there.
+    """The thread count in effect in the calling Python thread (outside :func:`using_threads`: :func:`max_threads`).
 
     :func:`using_threads` and :func:`for_work` set it, and the pool of a
     caller that runs Numba kernels on several Python threads sets it to 1 in
-    its threads; :func:`run_ranges` and the initial partitioning read it.
+    its threads (:func:`single_threaded`); :func:`run_ranges` and the
+    initial partitioning read it.
     """
-    import numba
-
-    return numba.get_num_threads()
+    threads = getattr(_local, "threads", None)
+    return max_threads() if threads is None else threads
 
 
 _pool = None

@@ -2,11 +2,11 @@
 
 import warnings
 
-import numba
 import numpy as np
 import pytest
 
 import partkit
+from partkit._threads import using_threads
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.generators import delaunay, grid2d
 from partkit.graph import Graph
@@ -212,12 +212,10 @@ def test_split_graph_equals_subgraph_on_unsorted_weighted_graphs():
 
 @pytest.mark.parametrize("graph", [delaunay(900, seed=4), grid2d(20, 20)])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_best_grown_bisection_is_the_best_single_try(graph, threads, monkeypatch, request):
+def test_best_grown_bisection_is_the_best_single_try(graph, threads, monkeypatch):
     # the best (overweight, cut) of the tries, each an FM-refined grown start, on 1 thread or spread over 2
     monkeypatch.setattr(initial, "PARALLEL_TRIES_WORK", 0 if threads > 1 else 10**18)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    request.addfinalizer(lambda: numba.set_num_threads(previous))
+    monkeypatch.setattr(initial, "current_threads", lambda: threads)
     g = Graph(graph.xadj, graph.adjncy, np.arange(graph.n) % 3 + 1, graph.adjwgt)
     if graph.n == 400:  # two components: growth restarts from a random vertex
         keep = (np.arange(g.n) % 20 != 10)[g.edge_sources()] & (np.arange(g.n) % 20 != 10)[g.adjncy]
@@ -255,16 +253,14 @@ def test_shared_graphs_valid_and_balanced(shared_data, name, k):
     assert np.array_equal(part, multilevel.partition(g, k, seed=1))
 
 
-def test_initial_partition_is_the_same_on_one_and_two_threads(request):
+def test_initial_partition_is_the_same_on_one_and_two_threads():
     # the sub-problems of a recursion level are bisected by a thread pool, the big tries spread over threads
     from partkit.multilevel import preset
     g = delaunay(6000, seed=3)
     maxw = max_part_weights(g, 16, 0.03)
-    previous = numba.get_num_threads()
-    request.addfinalizer(lambda: numba.set_num_threads(previous))
     parts = []
     for threads in (1, 2):
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-        parts.append(initial.initial_partition(g, 16, maxw, 0.03, preset("default"), key=5, finest=True))
+        with using_threads(threads):
+            parts.append(initial.initial_partition(g, 16, maxw, 0.03, preset("default"), key=5, finest=True))
     assert np.array_equal(parts[0], parts[1])
     assert np.all(np.bincount(parts[0], minlength=16) <= maxw[:, 0])

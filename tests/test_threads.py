@@ -170,13 +170,35 @@ def test_resolve_threads_default_and_errors():
         partition(grid2d(10, 10), 2, threads=-1)
 
 
-def test_using_threads_restores_count():
-    import numba
+def test_using_threads_restores_count(monkeypatch):
+    from partkit._threads import current_threads, for_work, max_threads
 
-    before = numba.get_num_threads()
+    monkeypatch.setattr(partkit._threads, "PARALLEL_MIN_WORK", 100)
+
+    assert current_threads() == max_threads()  # outside any call
     with using_threads(1) as n:
-        assert n == 1 and numba.get_num_threads() == 1
-    assert numba.get_num_threads() == before
+        assert n == 1 and current_threads() == 1
+        with using_threads(2) as two:
+            assert current_threads() == two
+        assert current_threads() == 1
+    assert current_threads() == max_threads()
+    with using_threads(2) as two:
+        with for_work(10):
+            assert current_threads() == 1  # a small level runs on one thread
+        with for_work(100):
+            assert current_threads() == two
+
+
+def test_thread_count_is_per_python_thread():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from partkit._threads import current_threads, single_threaded
+
+    with using_threads(2) as n, ThreadPoolExecutor(1) as pool:
+        assert pool.submit(current_threads).result() == partkit._threads.max_threads()  # not inherited
+        with ThreadPoolExecutor(1, initializer=single_threaded) as single:
+            assert single.submit(current_threads).result() == 1
+        assert current_threads() == n
 
 
 def _cli(*args):
@@ -202,9 +224,8 @@ def test_cli_threads_flag_same_partition(tmp_path):
     assert "--threads" in _cli("partition", "--help").stdout
 
 
-def test_cli_info_reports_layer_and_default():
+def test_cli_info_reports_default_threads():
     result = _cli("info", "--json")
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
-    assert info["threading_layer"] in ("omp", "workqueue")
-    assert info["default_threads"] == min(info["available_cores"], info["numba_pool_threads"])
+    assert info["default_threads"] == min(info["available_cores"], info["max_threads"])

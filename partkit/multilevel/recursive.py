@@ -30,6 +30,7 @@ import numpy as np
 from partkit.errors import InputError
 from partkit.graph import Graph
 from partkit._random import derive
+from partkit._threads import single_threaded
 from partkit.metrics import edge_cut, max_part_weights, weight_bounds
 from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.initial_split import split_sides
@@ -202,8 +203,7 @@ class _LevelPool:
         if self.threads <= 1 or len(tasks) <= 1 or work < PARALLEL_LEVEL_WORK:
             return map(function, tasks)
         if self.pool is None:
-            import numba
-            self.pool = ThreadPoolExecutor(self.threads, initializer=numba.set_num_threads, initargs=(1,))
+            self.pool = ThreadPoolExecutor(self.threads, initializer=single_threaded)
         return self.pool.map(function, tasks)
 
     def __enter__(self):
