@@ -174,6 +174,8 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         else:
             fraction0 = k0 / kk
         side = np.asarray(bisect(sub, fraction0, eps, derive(seed, offset, kk)), dtype=np.int64)
+        if kk == 2:  # two final parts: no subgraph needed
+            return (None, ids[side == 0], 1, offset), (None, ids[side == 1], 1, offset + 1)
         (on0, sub0), (on1, sub1) = split_graph(sub, side)
         return (sub0, ids[on0], k0, offset), (sub1, ids[on1], kk - k0, offset + k0)
 
