@@ -118,8 +118,13 @@ def test_parallel_kernels_independent_of_ranges(graph):
     boundaries = [parallel_boundary_vertices(g.xadj, g.adjncy, part, c) for c in chunks]
     pw = native_part_weights(g.vwgt, part, k)
     tight = (pw.min(axis=0) + pw.max(axis=0)) // 2 + np.zeros_like(pw)  # the heavy parts over it, the light with room
-    ratings = [parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, tight, far, c)
-               for far in (False, True) for c in chunks]
+    ratings = []
+    for far in (False, True):
+        for c in chunks:
+            cand_to, key = np.full(g.n, -2), np.zeros(g.n, dtype=np.int64)
+            parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, tight, far, np.arange(g.n), cand_to,
+                                      key, c)
+            ratings.append((cand_to, key))
     candidates = boundaries[0]
     moves = [parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound + 50, candidates, 20, c)
              for c in chunks]

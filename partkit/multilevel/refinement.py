@@ -33,7 +33,7 @@ from partkit._random import derive, permutation
 from partkit._threads import for_work
 from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
-                                                          parallel_rate_for_balance)
+                                                          balance_candidates, parallel_rate_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights)
@@ -182,12 +182,19 @@ def balance(graph, part, pw, maxw, ctx):
 
 def _rebalance(g, part, pw, maxw, rounds, far):
     """:func:`kernels.refinement_balance.rebalance` with every round's ratings made in parallel (same moves)."""
+    first = np.arange(g.n) if far else parallel_boundary_vertices(g.xadj, g.adjncy, part)
+    vertices, listed, nv = balance_candidates(g.n, first)
+    cand_to = np.empty(g.n, dtype=np.int64)
+    key = np.empty(g.n, dtype=np.int64)
     items, keys, pos, size = new_heap(g.n)
     for _ in range(rounds):
         if not np.any(pw > maxw):
             return True
-        cand_to, key = parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, far)
-        if apply_balance_moves(g.vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size) <= 0:
+        parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, far, vertices[:nv], cand_to,
+                                  key)
+        moved, nv = apply_balance_moves(g.xadj, g.adjncy, g.vwgt, part, pw, maxw, cand_to, key, vertices, nv, listed,
+                                        items, keys, pos, size)
+        if moved <= 0:
             return False
     return not np.any(pw > maxw)
 

@@ -36,7 +36,9 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     its best move to an adjacent part with room (with ``far``, when there
     is none, to the part with the most room anywhere, which costs cut) and
     makes the moves best-first while the source is still overloaded and
-    the target still has room.
+    the target still has room. Without ``far`` only the boundary can move:
+    the rounds rate a list of the boundary vertices and the neighbours of
+    every vertex moved, not the whole graph.
 
     Returns
     -------
@@ -46,14 +48,30 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     n = xadj.size - 1
     cand_to = np.empty(n, dtype=np.int64)
     key = np.empty(n, dtype=np.int64)
+    vertices, listed, nv = balance_candidates(n, np.arange(n) if far else boundary_vertices(xadj, adjncy, part))
     items, keys, pos, size = new_heap(n)
     for _ in range(max_rounds):
         if not any_overloaded(pw, maxw):
             return True
-        rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, cand_to, key, np.int64(0), n)
-        if apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size) <= 0:
+        rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key,
+                                  np.int64(0), nv)
+        moved, nv = apply_balance_moves(xadj, adjncy, vwgt, part, pw, maxw, cand_to, key, vertices, nv, listed,
+                                        items, keys, pos, size)
+        if moved <= 0:
             return False
     return not any_overloaded(pw, maxw)
+
+
+@njit(cache=True)
+def balance_candidates(n, first):
+    """The vertices :func:`rebalance` rates, to start with ``first``: ``(vertices, listed, nv)``, a list
+    ``vertices[:nv]`` with room for all ``n`` vertices and ``listed[v]`` true for those in it."""
+    vertices = np.empty(n, dtype=np.int64)
+    listed = np.zeros(n, dtype=np.bool_)
+    for i in range(first.size):
+        vertices[i] = first[i]
+        listed[first[i]] = True
+    return vertices, listed, first.size
 
 
 #: Vertices moved per hop of a path in one go: a path moves up to this many vertices across each boundary.
@@ -308,38 +326,38 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
     return target, ((gain - internal) << 10) // max(w, 1)
 
 
-def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, nchunks=None):
-    """One round's ratings of :func:`rebalance` for every vertex, in ``nchunks`` ranges in parallel (default:
-    the threads in effect): ``(cand_to, key)`` with ``cand_to[v] = -1`` where ``v`` does not move."""
-    n = xadj.size - 1
-    cand_to = np.empty(n, dtype=np.int64)
-    key = np.empty(n, dtype=np.int64)
-    run_ranges(rate_for_balance_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, cand_to, key), n,
-               nchunks)
-    return cand_to, key
+def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key, nchunks=None):
+    """One round's ratings of :func:`rebalance` for ``vertices``, in ``nchunks`` ranges in parallel (default:
+    the threads in effect): ``cand_to[v]`` and ``key[v]`` for every ``v`` of ``vertices``, with
+    ``cand_to[v] = -1`` where ``v`` does not move."""
+    run_ranges(rate_for_balance_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key),
+               vertices.size, nchunks)
 
 
 @njit(cache=True, nogil=True)
-def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, cand_to, key, lo, hi):
-    """:func:`_rate_for_balance` of the vertices ``lo .. hi - 1`` into ``cand_to`` and ``key``."""
+def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key, lo, hi):
+    """:func:`_rate_for_balance` of ``vertices[lo:hi]`` into ``cand_to`` and ``key``."""
     conn = np.zeros(pw.shape[0], dtype=np.int64)
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
     pw, maxw = borrow(pw), borrow(maxw)
-    for v in range(lo, hi):
+    for i in range(lo, hi):
+        v = vertices[i]
         cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
 
 
 @njit(cache=True)
-def apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, size):
-    """One round's moves of :func:`rebalance` from its ratings, best first; returns the number
-    moved, or -1 when no vertex was rated (``items, keys, pos, size``: an empty heap, left so)."""
-    n = cand_to.size
-    for v in range(n):
+def apply_balance_moves(xadj, adjncy, vwgt, part, pw, maxw, cand_to, key, vertices, nv, listed, items, keys, pos,
+                        size):
+    """One round's moves of :func:`rebalance` from the ratings of ``vertices[:nv]``, best first; the
+    neighbours of every vertex moved join the list. Returns ``(moved, nv)``: the number moved, or -1 when
+    no vertex was rated (``items, keys, pos, size``: an empty heap, left so), and the new list length."""
+    for i in range(nv):
+        v = vertices[i]
         if cand_to[v] >= 0:
             heap_set(items, keys, pos, size, v, key[v])
     if size[0] == 0:
-        return -1
+        return -1, nv
     moved = 0
     while size[0] > 0:
         v = heap_pop(items, keys, pos, size)
@@ -351,7 +369,13 @@ def apply_balance_moves(vwgt, part, pw, maxw, cand_to, key, items, keys, pos, si
             continue
         move_vertex(vwgt, part, pw, v, to)
         moved += 1
-    return moved
+        for e in range(xadj[v], xadj[v + 1]):
+            u = adjncy[e]
+            if not listed[u]:
+                listed[u] = True
+                vertices[nv] = u
+                nv += 1
+    return moved, nv
 
 
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
