@@ -14,6 +14,7 @@ from numba import njit
 
 from partkit._borrow import borrow
 from partkit._heap import heap_pop, heap_set, new_heap
+from partkit._lists import append_neighbours
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
                                                         on_boundary, overloaded)
@@ -369,12 +370,7 @@ def apply_balance_moves(xadj, adjncy, vwgt, part, pw, maxw, cand_to, key, vertic
             continue
         move_vertex(vwgt, part, pw, v, to)
         moved += 1
-        for e in range(xadj[v], xadj[v + 1]):
-            u = adjncy[e]
-            if not listed[u]:
-                listed[u] = True
-                vertices[nv] = u
-                nv += 1
+        nv = append_neighbours(xadj, adjncy, v, listed, vertices, nv)
     return moved, nv
 
 

@@ -11,6 +11,7 @@ from numba import njit
 
 from partkit import _threads
 from partkit._borrow import borrow
+from partkit._lists import append_neighbours
 from partkit._threads import current_threads, run_ranges
 
 
@@ -273,12 +274,7 @@ def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, following, w
                     continue
                 move_vertex(vwgt, part, pw, v, target)
                 state[_LP_IMPROVEMENT] += gain
-                for e in range(xadj[v], xadj[v + 1]):
-                    u = adjncy[e]
-                    if not queued[u]:
-                        queued[u] = True
-                        following[nnext] = u
-                        nnext += 1
+                nnext = append_neighbours(xadj, adjncy, v, queued, following, nnext)
             state[_LP_NEXT] = nnext
             state[_LP_RATED] = 0
             state[_LP_BATCH] += 1

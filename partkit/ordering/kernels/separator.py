@@ -11,6 +11,7 @@ from numba import njit
 from partkit._random import shuffle, subkey
 
 from partkit._heap import heap_clear, heap_push, heap_remove, heap_set
+from partkit._lists import append_neighbours
 
 
 @njit(cache=True)
@@ -48,12 +49,7 @@ def grow_bisection(xadj, adjncy, vwgt, order):
         first += 1
         where[v] = 0
         grown += vwgt[v]
-        for p in range(xadj[v], xadj[v + 1]):
-            u = adjncy[p]
-            if not touched[u]:
-                touched[u] = True
-                queue[last] = u
-                last += 1
+        last = append_neighbours(xadj, adjncy, v, touched, queue, last)
     return where
 
 
