@@ -114,6 +114,27 @@ def test_path_balancer_moves_weight_through_a_full_part():
     assert edge_cut(g, part) <= before + 10
 
 
+@pytest.mark.parametrize("k", [16, 64])
+def test_path_balancer_reaches_exact_balance_from_a_skewed_partition(k):
+    # a good partition whose parts then grew into their neighbours unevenly: many overloaded parts, many
+    # paths per round through parts that earlier paths changed (their candidate lists must follow)
+    g = delaunay(6000, seed=5)
+    part = partition(g, k, imbalance=0.03, seed=2)
+    rng = np.random.default_rng(0)
+    src = g.edge_sources()
+    grow = rng.random(k) < 0.5
+    for _ in range(3):  # a few layers of foreign vertices join the growing parts
+        cross = (part[src] != part[g.adjncy]) & grow[part[src]]
+        part[g.adjncy[cross]] = part[src[cross]]
+    maxw = max_part_weights(g, k, 0.0)
+    pw = part_weights(g, part, k)
+    assert (pw > maxw).sum() >= k // 8
+    before = edge_cut(g, part)
+    assert balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, 200)
+    assert np.array_equal(pw, part_weights(g, part, k)) and np.all(pw <= maxw)
+    assert edge_cut(g, part) <= 1.5 * before
+
+
 # ------------------------------------------------------------ disconnected inputs
 def _components_graph(seed):
     """Paths of 1..30 vertices (many isolated vertices among them)."""
