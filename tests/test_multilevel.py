@@ -268,3 +268,16 @@ def test_initial_partition_is_the_same_on_one_and_two_threads(request):
         parts.append(initial.initial_partition(g, 16, maxw, 0.03, preset("default"), key=5, finest=True))
     assert np.array_equal(parts[0], parts[1])
     assert np.all(np.bincount(parts[0], minlength=16) <= maxw[:, 0])
+
+
+def test_coarse_levels_relax_the_bound_only_beyond_epsilon():
+    from partkit.multilevel.refinement import level_bounds
+
+    g = Graph.from_edges(4, np.array([[0, 1], [1, 2], [2, 3]]), vwgt=np.array([[30], [10], [10], [50]]))
+    # perfect share 50: 50 + 49 exceeds the bound 60, which ε = 0.2 would give
+    assert level_bounds(g, np.array([[60], [60]]), False).ravel().tolist() == [99, 99]
+    # ε leaves room for the heaviest vertex: the bound stays
+    assert level_bounds(g, np.array([[160], [160]]), False).ravel().tolist() == [160, 160]
+    assert level_bounds(g, np.array([[60], [60]]), True).ravel().tolist() == [60, 60]
+    unequal = level_bounds(g, np.array([[36], [84]]), False).ravel().tolist()  # perfect 30 and 70
+    assert unequal == [79, 119]
