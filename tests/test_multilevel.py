@@ -270,6 +270,22 @@ def test_initial_partition_is_the_same_on_one_and_two_threads(request):
     assert np.all(np.bincount(parts[0], minlength=16) <= maxw[:, 0])
 
 
+def test_auto_coarsening_clusters_random_geometric_graphs_and_matches_meshes():
+    from partkit.generators import random_geometric, tet_mesh3d
+    from partkit.multilevel.coarsening import uses_clustering
+    from partkit.multilevel.kernels.coarsening_clustering import sampled_transitivity
+
+    ctx = CoarseningContext()
+    # neighbourhoods overlap: most paths of length two close a triangle (0.59 against 0.4 on a triangulation)
+    assert uses_clustering(random_geometric(5000, seed=2), ctx)
+    for mesh in (delaunay(5000, seed=2), grid2d(80, 80), tet_mesh3d(5000, seed=2)):
+        assert not uses_clustering(mesh, ctx), mesh.name
+    assert not uses_clustering(random_geometric(5000, seed=2), CoarseningContext(triangle_share=0.7))
+    triangle = Graph.from_edges(4, np.array([[0, 1], [1, 2], [0, 2], [2, 3]]))  # paths at 2: 3 of 6 close
+    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 2) == 0.5
+    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 1) == 6 / 10
+
+
 def test_coarse_levels_relax_the_bound_only_beyond_epsilon():
     from partkit.multilevel.refinement import level_bounds
 

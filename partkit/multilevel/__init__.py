@@ -14,7 +14,8 @@ refinement         :mod:`partkit.multilevel.refinement`  :class:`RefinementConte
    components are partitioned and the small ones fill the parts around them.
 2. **Coarsening** builds a hierarchy by heavy-edge matching or
    size-constrained label-propagation clustering (chosen by the degree
-   skew), down to about ``coarse_per_part * k`` vertices.
+   skew and the share of closed triangles), down to about
+   ``coarse_per_part * k`` vertices.
 3. **Initial partitioning** cuts the coarsest graph into k parts by
    recursive multilevel bisection.
 4. **Refinement** projects the partition level by level and runs the
@@ -67,7 +68,8 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         Time/quality trade-off (see :mod:`partkit.multilevel.context`).
     coarsening : {"auto", "matching", "clustering"}, default "auto"
         The coarsening algorithm: ``auto`` clusters graphs with skewed
-        degrees (power-law graphs) and matches the others.
+        degrees (power-law graphs) or strongly overlapping neighbourhoods
+        (random geometric graphs) and matches the others.
     progress : callable or None
         Called with short phase descriptions such as
         ``"coarsening level 5: 12034 vertices"``.

@@ -9,8 +9,9 @@ The map comes from
   pass pairing unmatched vertices (leaves of stars) through a common
   neighbour when many stay single; or
 * size-constrained label-propagation clustering, when matching shrinks the
-  graph too little or the degrees are skewed (``algorithm="auto"`` on a
-  power-law graph), or when asked for;
+  graph too little, or the degrees are skewed or most paths of length two
+  close a triangle (``algorithm="auto"`` on a power-law or a random
+  geometric graph), or when asked for;
 
 and in both cases isolated vertices are merged with each other, as METIS does.
 Matching, clustering and contraction run on the threads in effect
@@ -30,7 +31,8 @@ import numpy as np
 from partkit._random import derive, permutation
 from partkit._threads import for_work
 from partkit.graph import Graph
-from partkit.multilevel.kernels.coarsening_clustering import parallel_label_propagation_clustering
+from partkit.multilevel.kernels.coarsening_clustering import (parallel_label_propagation_clustering,
+                                                              sampled_transitivity)
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
 from partkit.multilevel.kernels.coarsening_matching import group_isolated, parallel_matching, two_hop_matching
 
@@ -58,13 +60,28 @@ class Hierarchy:
 
 
 def uses_clustering(graph, ctx):
-    """Whether ``ctx.algorithm`` means label-propagation clustering on ``graph``."""
+    """Whether ``ctx.algorithm`` means label-propagation clustering on ``graph``.
+
+    ``auto`` clusters graphs of over 1000 vertices with skewed degrees or
+    strongly overlapping neighbourhoods (see :class:`CoarseningContext`).
+
+    Examples
+    --------
+    >>> from partkit.generators import delaunay, random_geometric
+    >>> from partkit.multilevel.context import CoarseningContext
+    >>> ctx = CoarseningContext()
+    >>> uses_clustering(random_geometric(5000), ctx), uses_clustering(delaunay(5000), ctx)
+    (True, False)
+    """
     if ctx.algorithm != "auto":
         return ctx.algorithm == "clustering"
     if graph.n <= 1000 or graph.m == 0:
         return False
     degrees = graph.degrees()
-    return float(degrees.max()) > ctx.skew * float(degrees.mean())
+    if float(degrees.max()) > ctx.skew * float(degrees.mean()):
+        return True
+    step = max(1, int(graph.n * float(degrees.mean()) ** 2) // ctx.triangle_work)
+    return sampled_transitivity(graph.xadj, graph.adjncy, step) > ctx.triangle_share
 
 
 def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):

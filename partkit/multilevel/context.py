@@ -26,7 +26,8 @@ from partkit.errors import InputError
 
 #: Coarsening algorithms: heavy-edge matching (with two-hop and clustering
 #: fallbacks when it stalls), size-constrained label-propagation clustering,
-#: or ``auto``: clustering when the degrees are skewed (power-law graphs).
+#: or ``auto``: clustering when the degrees are skewed (power-law graphs) or
+#: most paths of length two close a triangle (random geometric graphs).
 COARSENINGS = ("auto", "matching", "clustering")
 
 #: Refinement algorithms, applied in the order a context lists them.
@@ -58,6 +59,18 @@ class CoarseningContext:
     skew : float
         ``auto`` picks clustering when the maximum degree exceeds ``skew``
         times the average degree (and the graph has over 1000 vertices).
+    triangle_share, triangle_work : float, int
+        ... or when more than ``triangle_share`` of the paths of length two
+        centred at evenly spread vertices close a triangle (the centres
+        cost about ``triangle_work`` adjacency entries, a centre about the
+        squared average degree). Neighbourhoods that overlap this much (a
+        random geometric graph: 0.59) give label propagation compact
+        clusters, where a matching of equal-weight edges pairs vertices at
+        random across them; triangle and tetrahedral meshes have about
+        0.4, the FEM matrix bcsstk13 0.47. On the random geometric graph of
+        32768 vertices (k = 8, ε = 0.03, seeds 0-9) clustering cuts 833 on
+        average against 954 for matching (METIS 996, KaMinPar 704); on
+        meshes it cuts 1 to 3 % more than matching.
     """
 
     algorithm: str = "auto"
@@ -70,6 +83,8 @@ class CoarseningContext:
     cluster_rounds: int = 3
     cluster_batches: int = 16
     skew: float = 20.0
+    triangle_share: float = 0.5
+    triangle_work: int = 100_000
 
 
 @dataclass(frozen=True)

@@ -169,3 +169,38 @@ def _cluster_rate(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, labels, cw, p
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
 PARALLEL_KERNELS = (_cluster_sweeps,)
+
+
+@njit(cache=True)
+def sampled_transitivity(xadj, adjncy, step):
+    """The share of the paths of length two centred at every ``step``-th vertex that close a triangle.
+
+    Parameters
+    ----------
+    xadj, adjncy : int64 arrays
+        A graph without self-loops or repeated edges.
+    step : int
+        Vertices ``0, step, 2 step, ...`` are the centres; a centre ``v``
+        costs the adjacency lists of ``v`` and of its neighbours.
+
+    Returns
+    -------
+    float
+        Closed paths over all paths at the centres (the graph's
+        transitivity when ``step = 1``); 0 when no centre has two neighbours.
+    """
+    n = xadj.size - 1
+    mark = np.full(n, -1, dtype=np.int64)
+    closed = 0
+    paths = 0
+    for v in range(0, n, step):
+        for e in range(xadj[v], xadj[v + 1]):
+            mark[adjncy[e]] = v
+        for e in range(xadj[v], xadj[v + 1]):
+            u = adjncy[e]
+            for f in range(xadj[u], xadj[u + 1]):
+                if mark[adjncy[f]] == v:
+                    closed += 1
+        degree = xadj[v + 1] - xadj[v]
+        paths += degree * (degree - 1)
+    return closed / paths if paths > 0 else 0.0
