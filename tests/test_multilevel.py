@@ -281,9 +281,12 @@ def test_auto_coarsening_clusters_random_geometric_graphs_and_matches_meshes():
     for mesh in (delaunay(5000, seed=2), grid2d(80, 80), tet_mesh3d(5000, seed=2)):
         assert not uses_clustering(mesh, ctx), mesh.name
     assert not uses_clustering(random_geometric(5000, seed=2), CoarseningContext(triangle_share=0.7))
-    triangle = Graph.from_edges(4, np.array([[0, 1], [1, 2], [0, 2], [2, 3]]))  # paths at 2: 3 of 6 close
-    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 2) == 0.5
-    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 1) == 6 / 10
+    # closed paths of length two: 2 of 2 at vertices 0 and 1, 2 of 6 at vertex 2, none at the leaf 3
+    triangle = Graph.from_edges(4, np.array([[0, 1], [1, 2], [0, 2], [2, 3]]))
+    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 1, 3) == 6 / 10
+    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 2, 3) == 4 / 8  # centres 0 and 2
+    # through one neighbour of 2: 0 or 1 (3 times the 1 closed path) or the leaf (none)
+    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 2, 1) in (5 / 8, 2 / 8)
 
 
 def test_coarse_levels_relax_the_bound_only_beyond_epsilon():

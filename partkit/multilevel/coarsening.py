@@ -80,8 +80,8 @@ def uses_clustering(graph, ctx):
     degrees = graph.degrees()
     if float(degrees.max()) > ctx.skew * float(degrees.mean()):
         return True
-    step = max(1, int(graph.n * float(degrees.mean()) ** 2) // ctx.triangle_work)
-    return sampled_transitivity(graph.xadj, graph.adjncy, step) > ctx.triangle_share
+    step = max(ctx.triangle_step, graph.n // ctx.triangle_sample)
+    return sampled_transitivity(graph.xadj, graph.adjncy, step, ctx.triangle_neighbours) > ctx.triangle_share
 
 
 def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
