@@ -289,6 +289,19 @@ def test_auto_coarsening_clusters_random_geometric_graphs_and_matches_meshes():
     assert sampled_transitivity(triangle.xadj, triangle.adjncy, 2, 1) in (5 / 8, 2 / 8)
 
 
+def test_clustering_takes_the_cluster_weight_where_it_exceeds_the_cap():
+    from partkit.generators import random_geometric
+
+    g = random_geometric(4000, seed=1)
+    ctx = CoarseningContext(algorithm="clustering")
+    cap = int(np.ceil(1.5 * g.n / 400))
+    assert coarsen(g, ctx, 400, key=0).coarsest.vwgt.max() <= cap
+    heavy = coarsen(g, ctx, 400, key=0, cluster_weight=np.array([4 * cap]))
+    assert cap < heavy.coarsest.vwgt.max() <= 4 * cap
+    matched = coarsen(g, CoarseningContext(algorithm="matching"), 400, key=0, cluster_weight=np.array([4 * cap]))
+    assert matched.coarsest.vwgt.max() <= cap  # matching keeps the cap
+
+
 def test_coarse_levels_relax_the_bound_only_beyond_epsilon():
     from partkit.multilevel.refinement import level_bounds
 

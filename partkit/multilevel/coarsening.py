@@ -84,7 +84,7 @@ def uses_clustering(graph, ctx):
     return sampled_transitivity(graph.xadj, graph.adjncy, step, ctx.triangle_neighbours) > ctx.triangle_share
 
 
-def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
+def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, say=None):
     """Build the coarsening hierarchy of ``graph``.
 
     Parameters
@@ -98,6 +98,10 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
     group : int64 array, optional
         Only vertices of the same group are merged (a V-cycle passes the
         current partition).
+    cluster_weight : int64 array, shape (ncon,), optional
+        When the graph is clustered, a cluster may weigh this much where
+        it exceeds the cap of every coarse vertex (the engine passes
+        ``cluster_weight_share`` times ε times a part's perfect weight).
     say : callable, optional
         Progress messages.
 
@@ -117,6 +121,8 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
     maxvw = np.maximum(np.ceil(1.5 * total / max(coarsest_size, 1)), 1).astype(np.int64)
     group = np.zeros(graph.n, dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
     clustering = uses_clustering(graph, ctx)
+    if clustering and cluster_weight is not None:
+        maxvw = np.maximum(maxvw, cluster_weight)
     levels = []
     g = graph
     while g.n > coarsest_size:
