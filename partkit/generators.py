@@ -40,6 +40,39 @@ def delaunay(n, seed=0):
     return Graph.from_edges(n, edges, coords=points, name=name)
 
 
+def random_geometric(n, radius=None, seed=0):
+    """The random geometric graph of ``n`` uniform random points in the unit square.
+
+    Two points are joined when they lie within ``radius`` of each other;
+    the default ``0.55 * sqrt(ln n / n)`` is that of the DIMACS10
+    ``rgg_n_2_XX_s0`` graphs (``n = 2**XX``, average degree about
+    ``0.95 ln n``). Points without a neighbour stay isolated vertices.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, at least 2.
+    radius : float, optional
+        Connection radius.
+    seed : int
+        Seed of the random points; the same seed gives the same graph.
+
+    Examples
+    --------
+    >>> g = random_geometric(4096, seed=1)
+    >>> g.n, 7 < 2 * g.m / g.n < 9, g.coords.shape
+    (4096, True, (4096, 2))
+    """
+    from scipy.spatial import cKDTree
+
+    if n < 2:
+        raise InputError(f"random_geometric: n must be at least 2, not {n}")
+    radius = 0.55 * np.sqrt(np.log(n) / n) if radius is None else radius
+    points = np.random.default_rng(seed).random((n, 2))
+    edges = cKDTree(points).query_pairs(radius, output_type="ndarray").astype(np.int64)
+    return Graph.from_edges(n, edges, coords=points, name=f"rgg_{n}")
+
+
 def grid3d(nx, ny, nz):
     """The ``nx``-by-``ny``-by-``nz`` 3D grid graph (7-point stencil) with coordinates.
 

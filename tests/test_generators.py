@@ -98,3 +98,17 @@ def test_generate_command_rejects_bad_sizes(tmp_path, capsys):
     assert main(["generate", "rmat", "-n", "1000", "-o", str(tmp_path / "r.graph")]) == 2
     assert "power of two" in capsys.readouterr().err
     assert main(["generate", "tet_mesh3d", "-n", "10", "-o", str(tmp_path / "t.graph")]) == 2
+
+
+def test_random_geometric_joins_the_points_within_the_radius():
+    g = generators.random_geometric(800, radius=0.06, seed=4)
+    g.validate()
+    assert same(g, generators.random_geometric(800, radius=0.06, seed=4))
+    p = g.coords
+    close = np.linalg.norm(p[:, None, :] - p[None, :, :], axis=2) <= 0.06
+    np.fill_diagonal(close, False)
+    assert 2 * g.m == int(close.sum())
+    u, v = 5, g.adjncy[g.xadj[5]]
+    assert close[u, v]
+    with pytest.raises(InputError):
+        generators.random_geometric(1)

@@ -264,3 +264,48 @@ def test_initial_partition_is_the_same_on_one_and_two_threads():
             parts.append(initial.initial_partition(g, 16, maxw, 0.03, preset("default"), key=5, finest=True))
     assert np.array_equal(parts[0], parts[1])
     assert np.all(np.bincount(parts[0], minlength=16) <= maxw[:, 0])
+
+
+def test_auto_coarsening_clusters_random_geometric_graphs_and_matches_meshes():
+    from partkit.generators import random_geometric, tet_mesh3d
+    from partkit.multilevel.coarsening import uses_clustering
+    from partkit.multilevel.kernels.coarsening_clustering import sampled_transitivity
+
+    ctx = CoarseningContext()
+    # neighbourhoods overlap: most paths of length two close a triangle (0.59 against 0.4 on a triangulation)
+    assert uses_clustering(random_geometric(5000, seed=2), ctx)
+    for mesh in (delaunay(5000, seed=2), grid2d(80, 80), tet_mesh3d(5000, seed=2)):
+        assert not uses_clustering(mesh, ctx), mesh.name
+    assert not uses_clustering(random_geometric(5000, seed=2), CoarseningContext(triangle_share=0.7))
+    # closed paths of length two: 2 of 2 at vertices 0 and 1, 2 of 6 at vertex 2, none at the leaf 3
+    triangle = Graph.from_edges(4, np.array([[0, 1], [1, 2], [0, 2], [2, 3]]))
+    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 1, 3) == 6 / 10
+    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 2, 3) == 4 / 8  # centres 0 and 2
+    # through one neighbour of 2: 0 or 1 (3 times the 1 closed path) or the leaf (none)
+    assert sampled_transitivity(triangle.xadj, triangle.adjncy, 2, 1) in (5 / 8, 2 / 8)
+
+
+def test_clustering_takes_the_cluster_weight_where_it_exceeds_the_cap():
+    from partkit.generators import random_geometric
+
+    g = random_geometric(4000, seed=1)
+    ctx = CoarseningContext(algorithm="clustering")
+    cap = int(np.ceil(1.5 * g.n / 400))
+    assert coarsen(g, ctx, 400, key=0).coarsest.vwgt.max() <= cap
+    heavy = coarsen(g, ctx, 400, key=0, cluster_weight=np.array([4 * cap]))
+    assert cap < heavy.coarsest.vwgt.max() <= 4 * cap
+    matched = coarsen(g, CoarseningContext(algorithm="matching"), 400, key=0, cluster_weight=np.array([4 * cap]))
+    assert matched.coarsest.vwgt.max() <= cap  # matching keeps the cap
+
+
+def test_coarse_levels_relax_the_bound_only_beyond_epsilon():
+    from partkit.multilevel.refinement import level_bounds
+
+    g = Graph.from_edges(4, np.array([[0, 1], [1, 2], [2, 3]]), vwgt=np.array([[30], [10], [10], [50]]))
+    # perfect share 50: 50 + 49 exceeds the bound 60, which ε = 0.2 would give
+    assert level_bounds(g, np.array([[60], [60]]), False).ravel().tolist() == [99, 99]
+    # ε leaves room for the heaviest vertex: the bound stays
+    assert level_bounds(g, np.array([[160], [160]]), False).ravel().tolist() == [160, 160]
+    assert level_bounds(g, np.array([[60], [60]]), True).ravel().tolist() == [60, 60]
+    unequal = level_bounds(g, np.array([[36], [84]]), False).ravel().tolist()  # perfect 30 and 70
+    assert unequal == [79, 119]

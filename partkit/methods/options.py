@@ -131,7 +131,8 @@ OPTIONS = {
     "multilevel": (
         Option("preset", str, "default", "speed/quality trade-off", choices=("fast", "default", "strong")),
         Option("coarsening", str, "auto", "heavy-edge matching, label-propagation clustering, or auto: "
-               "clustering on graphs with skewed degrees", choices=("auto", "matching", "clustering")),
+               "clustering on graphs with skewed degrees or many triangles",
+               choices=("auto", "matching", "clustering")),
         Option("progress", callable, None, "called with phase messages", cli=False),
         *TARGETS,
         Option("threads", int, 0, "threads (0: every core this process may use; the partition is the same "

@@ -14,7 +14,8 @@ refinement         :mod:`partkit.multilevel.refinement`  :class:`RefinementConte
    components are partitioned and the small ones fill the parts around them.
 2. **Coarsening** builds a hierarchy by heavy-edge matching or
    size-constrained label-propagation clustering (chosen by the degree
-   skew), down to about ``coarse_per_part * k`` vertices.
+   skew and the share of closed triangles), down to about
+   ``coarse_per_part * k`` vertices.
 3. **Initial partitioning** cuts the coarsest graph into k parts by
    recursive multilevel bisection.
 4. **Refinement** projects the partition level by level and runs the
@@ -67,7 +68,8 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         Time/quality trade-off (see :mod:`partkit.multilevel.context`).
     coarsening : {"auto", "matching", "clustering"}, default "auto"
         The coarsening algorithm: ``auto`` clusters graphs with skewed
-        degrees (power-law graphs) and matches the others.
+        degrees (power-law graphs) or strongly overlapping neighbourhoods
+        (random geometric graphs) and matches the others.
     progress : callable or None
         Called with short phase descriptions such as
         ``"coarsening level 5: 12034 vertices"``.
@@ -124,7 +126,7 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     if k == 1 or graph.n == 0:
         return np.zeros(graph.n, dtype=np.int64)
     isolated = graph.has_isolated_vertices()
-    hierarchy = None if isolated else _hierarchy(graph, k, ctx, derive(seed, "run", 0), say)
+    hierarchy = None if isolated else _hierarchy(graph, maxw, imbalance, ctx, derive(seed, "run", 0), say)
     part = None
     if isolated or component_labels(hierarchy.coarsest.xadj, hierarchy.coarsest.adjncy)[0] > 1:
         ncomp, labels = component_labels(graph.xadj, graph.adjncy)
@@ -138,10 +140,18 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     return part
 
 
-def _hierarchy(graph, k, ctx, key, say, group=None):
-    """The coarsening of one run (stream ``key``) down to ``max(coarse_per_part * k, coarsest_min)`` vertices."""
+def _hierarchy(graph, maxw, imbalance, ctx, key, say, group=None):
+    """The coarsening of one run (stream ``key``) down to ``max(coarse_per_part * k, coarsest_min)`` vertices.
+
+    A cluster may weigh ``cluster_weight_share`` times ε times the perfect
+    share of the lightest part (``maxw`` scaled to the total weight).
+    """
+    k = maxw.shape[0]
     size = max(ctx.coarsening.coarse_per_part * k, ctx.coarsening.coarsest_min)
-    return coarsen(graph, ctx.coarsening, size, derive(key, "coarsen"), group=group, say=say)
+    lightest = maxw.min(axis=0) * graph.total_vertex_weight() / np.maximum(maxw.sum(axis=0), 1)
+    cluster_weight = (ctx.coarsening.cluster_weight_share * imbalance * lightest).astype(np.int64)
+    return coarsen(graph, ctx.coarsening, size, derive(key, "coarsen"), group=group, cluster_weight=cluster_weight,
+                   say=say)
 
 
 def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, first=None):
@@ -154,7 +164,7 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, first=None):
         if say is not None and ctx.runs > 1:
             say(f"run {r + 1} of {ctx.runs}")
         key = derive(seed, "run", r)
-        hierarchy = first if r == 0 and first is not None else _hierarchy(graph, k, ctx, key, say)
+        hierarchy = first if r == 0 and first is not None else _hierarchy(graph, maxw, imbalance, ctx, key, say)
         part = _cycle(hierarchy, k, maxw, imbalance, ctx, key, say)
         if ctx.runs == 1 and not ctx.vcycles:
             return part  # nothing to compare it with
@@ -165,7 +175,7 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, first=None):
         if say is not None:
             say(f"V-cycle {cycle + 1}: cut {best_rank[1]}")
         key = derive(seed, "vcycle", cycle)
-        hierarchy = _hierarchy(graph, k, ctx, key, say, group=best)
+        hierarchy = _hierarchy(graph, maxw, imbalance, ctx, key, say, group=best)
         if not len(hierarchy):
             break
         coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)

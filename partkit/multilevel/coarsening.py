@@ -9,8 +9,9 @@ The map comes from
   pass pairing unmatched vertices (leaves of stars) through a common
   neighbour when many stay single; or
 * size-constrained label-propagation clustering, when matching shrinks the
-  graph too little or the degrees are skewed (``algorithm="auto"`` on a
-  power-law graph), or when asked for;
+  graph too little, or the degrees are skewed or most paths of length two
+  close a triangle (``algorithm="auto"`` on a power-law or a random
+  geometric graph), or when asked for;
 
 and in both cases isolated vertices are merged with each other, as METIS does.
 Matching, clustering and contraction run on the threads in effect
@@ -30,7 +31,8 @@ import numpy as np
 from partkit._random import derive, permutation
 from partkit._threads import for_work
 from partkit.graph import Graph
-from partkit.multilevel.kernels.coarsening_clustering import parallel_label_propagation_clustering
+from partkit.multilevel.kernels.coarsening_clustering import (parallel_label_propagation_clustering,
+                                                              sampled_transitivity)
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
 from partkit.multilevel.kernels.coarsening_matching import group_isolated, parallel_matching, two_hop_matching
 
@@ -58,16 +60,31 @@ class Hierarchy:
 
 
 def uses_clustering(graph, ctx):
-    """Whether ``ctx.algorithm`` means label-propagation clustering on ``graph``."""
+    """Whether ``ctx.algorithm`` means label-propagation clustering on ``graph``.
+
+    ``auto`` clusters graphs of over 1000 vertices with skewed degrees or
+    strongly overlapping neighbourhoods (see :class:`CoarseningContext`).
+
+    Examples
+    --------
+    >>> from partkit.generators import delaunay, random_geometric
+    >>> from partkit.multilevel.context import CoarseningContext
+    >>> ctx = CoarseningContext()
+    >>> uses_clustering(random_geometric(5000), ctx), uses_clustering(delaunay(5000), ctx)
+    (True, False)
+    """
     if ctx.algorithm != "auto":
         return ctx.algorithm == "clustering"
     if graph.n <= 1000 or graph.m == 0:
         return False
     degrees = graph.degrees()
-    return float(degrees.max()) > ctx.skew * float(degrees.mean())
+    if float(degrees.max()) > ctx.skew * float(degrees.mean()):
+        return True
+    step = max(ctx.triangle_step, graph.n // ctx.triangle_sample)
+    return sampled_transitivity(graph.xadj, graph.adjncy, step, ctx.triangle_neighbours) > ctx.triangle_share
 
 
-def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
+def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, say=None):
     """Build the coarsening hierarchy of ``graph``.
 
     Parameters
@@ -81,6 +98,10 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
     group : int64 array, optional
         Only vertices of the same group are merged (a V-cycle passes the
         current partition).
+    cluster_weight : int64 array, shape (ncon,), optional
+        When the graph is clustered, a cluster may weigh this much where
+        it exceeds the cap of every coarse vertex (the engine passes
+        ``cluster_weight_share`` times ε times a part's perfect weight).
     say : callable, optional
         Progress messages.
 
@@ -100,6 +121,8 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, say=None):
     maxvw = np.maximum(np.ceil(1.5 * total / max(coarsest_size, 1)), 1).astype(np.int64)
     group = np.zeros(graph.n, dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
     clustering = uses_clustering(graph, ctx)
+    if clustering and cluster_weight is not None:
+        maxvw = np.maximum(maxvw, cluster_weight)
     levels = []
     g = graph
     while g.n > coarsest_size:

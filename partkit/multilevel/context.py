@@ -26,7 +26,8 @@ from partkit.errors import InputError
 
 #: Coarsening algorithms: heavy-edge matching (with two-hop and clustering
 #: fallbacks when it stalls), size-constrained label-propagation clustering,
-#: or ``auto``: clustering when the degrees are skewed (power-law graphs).
+#: or ``auto``: clustering when the degrees are skewed (power-law graphs) or
+#: most paths of length two close a triangle (random geometric graphs).
 COARSENINGS = ("auto", "matching", "clustering")
 
 #: Refinement algorithms, applied in the order a context lists them.
@@ -55,9 +56,33 @@ class CoarseningContext:
     cluster_batches : int
         Batches of a sweep: the vertices of a batch choose their cluster in
         parallel from the labels left by the previous batch.
+    cluster_weight_share : float
+        When the input is clustered, a cluster may weigh this share of ε
+        times the perfect weight of the lightest part where that exceeds
+        the cap of the coarse vertices (KaMinPar's limit: ε leaves room for
+        such a vertex in every part). On the random geometric graph of
+        32768 vertices at ε = 0.03 (seeds 0-9) the mean cut falls from 833
+        to 773 at k = 8, 205 to 193 at k = 2 and 3961 to 3741 at k = 64.
     skew : float
         ``auto`` picks clustering when the maximum degree exceeds ``skew``
         times the average degree (and the graph has over 1000 vertices).
+    triangle_share : float
+        ... or when more than this share of the paths of length two close
+        a triangle (the transitivity, estimated by
+        :func:`kernels.coarsening_clustering.sampled_transitivity`).
+    triangle_sample, triangle_step, triangle_neighbours : int
+        The estimate looks at about ``triangle_sample`` evenly spread
+        vertices, at most every ``triangle_step``-th, and at the paths
+        through ``triangle_neighbours`` neighbours of each (about 0.1 ms
+        on 32768 vertices; within 0.01 of the exact share on the graphs
+        named here). Neighbourhoods that overlap this much (a random
+        geometric graph: 0.59) give label propagation compact clusters,
+        where a matching of equal-weight edges pairs vertices at random
+        across them; triangle and tetrahedral meshes have about 0.4, the
+        FEM matrix bcsstk13 0.48. On the random geometric graph of 32768
+        vertices (k = 8, ε = 0.03, seeds 0-9) clustering cuts 833 on
+        average against 954 for matching (METIS 996, KaMinPar 704); on
+        meshes it cuts 1 to 3 % more than matching.
     """
 
     algorithm: str = "auto"
@@ -69,7 +94,12 @@ class CoarseningContext:
     matching_rounds: int = 8
     cluster_rounds: int = 3
     cluster_batches: int = 16
+    cluster_weight_share: float = 1.0
     skew: float = 20.0
+    triangle_share: float = 0.5
+    triangle_sample: int = 1000
+    triangle_step: int = 16
+    triangle_neighbours: int = 4
 
 
 @dataclass(frozen=True)
