@@ -28,7 +28,8 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 _PHI = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -10,8 +10,8 @@ in the refinement kernels are exact.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit.errors import InputError
 
 INDEX_DTYPE = np.int64

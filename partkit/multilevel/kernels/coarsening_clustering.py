@@ -7,9 +7,9 @@ than a matching (a star collapses in one round), as in KaMinPar.
 """
 
 import numpy as np
-from numba import njit
 
 from partkit import _threads
+from partkit._jit import njit
 from partkit._threads import current_threads, run_calls
 
 

@@ -1,8 +1,8 @@
 """Contraction of a graph along a vertex-to-coarse-vertex map, in O(n + m), in parallel ranges."""
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._threads import chunk_count, run_ranges
 
 #: Coarse vertices whose members have at most this many edges in total merge

@@ -13,10 +13,10 @@ count; :func:`two_hop_matching` pairs the vertices it leaves single.
 """
 
 import numpy as np
-from numba import njit
 
 from partkit import _threads
 from partkit._borrow import borrow
+from partkit._jit import njit
 from partkit._threads import current_threads, run_ranges
 
 

@@ -24,8 +24,8 @@ neighbours in O(1) per edge.
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 from partkit.multilevel.kernels.bucket_queue import (
     _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)

@@ -10,7 +10,8 @@ give it.
 """
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 
 @njit(cache=True)

@@ -11,10 +11,10 @@ moved in one sequential kernel, :func:`fm_pass`).
 """
 
 import numpy as np
-from numba import njit
 
 from partkit._borrow import borrow
 from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set
+from partkit._jit import njit
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex
 

@@ -7,10 +7,10 @@ made when the target part stays within its bound.
 """
 
 import numpy as np
-from numba import njit
 
 from partkit import _threads
 from partkit._borrow import borrow
+from partkit._jit import njit
 from partkit._threads import current_threads, run_ranges
 
 
