@@ -10,10 +10,10 @@ are the last resort.
 """
 
 import numpy as np
-from numba import njit
 
 from partkit._borrow import borrow
 from partkit._heap import heap_pop, heap_set, new_heap
+from partkit._jit import njit
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
                                                         on_boundary, overloaded)
