@@ -80,8 +80,11 @@ def heap_pop(items, keys, pos, size):
 def heap_set(items, keys, pos, size, item, key):
     """Insert ``item`` or change its key."""
     i = pos[item]
-    if i < 0:
-        heap_push(items, keys, pos, size, item, key)
+    if i < 0:  # heap_push, written out: one kernel fewer to compile for the callers of heap_set
+        i = size[0]
+        size[0] += 1
+        items[i], keys[i] = item, key
+        _sift_up(items, keys, pos, i)
         return
     old = keys[i]
     keys[i] = key
