@@ -28,7 +28,7 @@ import numpy as np
 from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 from partkit.multilevel.kernels.bucket_queue import (
-    _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
+    MAX_GAIN_CAP, _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
 
 
 @njit(cache=True)
@@ -275,8 +275,24 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
     n = xadj.size - 1
     if n == 0:
         return
-    cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
-    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
+    # the bucket queues of the two sides (bucket_queue.new_bucket_queues(n, 2, gain_cap(largest weighted
+    # degree)), written out: three kernels fewer to compile; head and top are reset by every pass
+    maxdeg = 0
+    for v in range(n):
+        d = 0
+        for j in range(xadj[v], xadj[v + 1]):
+            d += adjwgt[j]
+        if d > maxdeg:
+            maxdeg = d
+    cap = MAX_GAIN_CAP if maxdeg > MAX_GAIN_CAP else maxdeg
+    if cap < 1:
+        cap = 1
+    head = np.zeros((2, 2 * cap + 1), dtype=np.int64)
+    top = np.full(2, -1, dtype=np.int64)
+    nxt = np.full(n, -1, dtype=np.int64)
+    prv = np.full(n, -1, dtype=np.int64)
+    where = np.full(n, -1, dtype=np.int64)
+    bucket = np.zeros(n, dtype=np.int64)
     ed = np.zeros(n, dtype=np.int64)
     idg = np.zeros(n, dtype=np.int64)
     locked = np.zeros(n, dtype=np.bool_)
