@@ -307,9 +307,26 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
         if grow:
             _grow_bfs(xadj, adjncy, vwgt, starts[trial], target0, tkey, part, order, fifo, seen)
         # the FM passes on the work arrays above; the cut goes to cuts[trial]
-        cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
+        # edge_degrees and side_weights, written out (two kernels fewer to compile)
+        cut = 0
+        for v in range(n):
+            external = 0
+            internal = 0
+            pv = part[v]
+            for j in range(xadj[v], xadj[v + 1]):
+                if part[adjncy[j]] != pv:
+                    external += adjwgt[j]
+                else:
+                    internal += adjwgt[j]
+            ed[v] = external
+            idg[v] = internal
+            cut += external
+        cut //= 2
         for npass in range(npasses):
-            pw = side_weights(vwgt, part)
+            pw = np.zeros((2, ncon), dtype=np.int64)
+            for v in range(n):
+                for c in range(ncon):
+                    pw[part[v], c] += vwgt[v, c]
             ow0 = 0
             ow1 = 0
             for c in range(ncon):
@@ -509,4 +526,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
             if nbest == 0:
                 break
         cuts[trial] = cut
-        ows[trial] = overweight(side_weights(vwgt, part), maxw)
+        pw = np.zeros((2, ncon), dtype=np.int64)
+        for v in range(n):
+            for c in range(ncon):
+                pw[part[v], c] += vwgt[v, c]
+        ows[trial] = overweight(pw, maxw)
