@@ -85,9 +85,14 @@ def shuffle(values, count, key):
 @njit(cache=True, nogil=True)
 def fill_permutation(order, key):
     """Fill ``order`` with a uniformly random permutation of ``0..n-1`` from stream ``key``."""
-    for i in range(order.size):
+    n = order.size
+    for i in range(n):
         order[i] = i
-    shuffle(order, order.size, key)
+    for i in range(n - 1, 0, -1):  # shuffle(order, n, key), written out: one kernel fewer to compile
+        j = below(key, i, i + 1)
+        t = order[i]
+        order[i] = order[j]
+        order[j] = t
 
 
 def derive(seed, *labels):
