@@ -6,7 +6,8 @@ are broken towards the smaller item id, so the order is deterministic.
 """
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 
 @njit(cache=True)
@@ -71,7 +72,7 @@ def heap_pop(items, keys, pos, size):
     if size[0] > 0:
         items[0], keys[0] = items[size[0]], keys[size[0]]
         pos[items[0]] = 0
-        _sift_down(items, keys, pos, size[0], 0)
+        _sift_down(items, keys, pos, size[0], np.int64(0))  # not a literal 0: one compiled _sift_down
     return top
 
 
@@ -79,8 +80,11 @@ def heap_pop(items, keys, pos, size):
 def heap_set(items, keys, pos, size, item, key):
     """Insert ``item`` or change its key."""
     i = pos[item]
-    if i < 0:
-        heap_push(items, keys, pos, size, item, key)
+    if i < 0:  # heap_push, written out: one kernel fewer to compile for the callers of heap_set
+        i = size[0]
+        size[0] += 1
+        items[i], keys[i] = item, key
+        _sift_up(items, keys, pos, i)
         return
     old = keys[i]
     keys[i] = key
@@ -131,4 +135,4 @@ def heap_build(items, keys, pos, size, new_items, new_keys, mask):
             count += 1
     size[0] = count
     for i in range(count // 2 - 1, -1, -1):
-        _sift_down(items, keys, pos, count, i)
+        _sift_down(items, keys, pos, size[0], i)

@@ -6,7 +6,7 @@ vertex telling whether it is in the list already, and append the
 neighbours of a vertex that are not.
 """
 
-from numba import njit
+from partkit._jit import njit
 
 
 @njit(cache=True, inline="always")

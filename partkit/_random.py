@@ -28,7 +28,8 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 _PHI = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -81,12 +82,17 @@ def shuffle(values, count, key):
         values[j] = t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def fill_permutation(order, key):
     """Fill ``order`` with a uniformly random permutation of ``0..n-1`` from stream ``key``."""
-    for i in range(order.size):
+    n = order.size
+    for i in range(n):
         order[i] = i
-    shuffle(order, order.size, key)
+    for i in range(n - 1, 0, -1):  # shuffle(order, n, key), written out: one kernel fewer to compile
+        j = below(key, i, i + 1)
+        t = order[i]
+        order[i] = order[j]
+        order[j] = t
 
 
 def derive(seed, *labels):
@@ -151,7 +157,7 @@ def integers(key, m, size):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _fill_below(out, key, m):
     for i in range(out.size):
         out[i] = below(key, i, m)

@@ -10,8 +10,8 @@ in the refinement kernels are exact.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit.errors import InputError
 
 INDEX_DTYPE = np.int64
@@ -354,7 +354,7 @@ def _adjacency_defect(xadj, adjncy, adjwgt):
             return _COUNTS, v, start[v + 1]
         start[v + 1] += start[v]
     source = np.empty(adjncy.size, dtype=np.int64)
-    weight = np.empty(adjncy.size, dtype=adjwgt.dtype)
+    weight = np.empty(adjncy.size, dtype=np.int64)  # the weights are int64: np.int64, not adjwgt.dtype, reuses the compiled np.empty
     fill = start[:n].copy()
     for u in range(n):
         for e in range(xadj[u], xadj[u + 1]):
@@ -363,7 +363,7 @@ def _adjacency_defect(xadj, adjncy, adjwgt):
             weight[fill[v]] = adjwgt[e]
             fill[v] += 1
     mark = np.full(n, -1, dtype=np.int64)
-    marked_weight = np.zeros(n, dtype=adjwgt.dtype)
+    marked_weight = np.zeros(n, dtype=np.int64)
     for u in range(n):
         for e in range(xadj[u], xadj[u + 1]):
             v = adjncy[e]

@@ -19,7 +19,8 @@ distance the max-gain pointer walks down, which is amortised by the inserts.
 """
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 #: Largest number of buckets on each side of zero; larger gains are clamped.
 MAX_GAIN_CAP = 1 << 18

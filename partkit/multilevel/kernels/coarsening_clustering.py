@@ -7,9 +7,9 @@ than a matching (a star collapses in one round), as in KaMinPar.
 """
 
 import numpy as np
-from numba import njit
 
 from partkit import _threads
+from partkit._jit import njit
 from partkit._threads import current_threads, run_calls
 
 
@@ -83,7 +83,7 @@ def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, ord
 _ROUND, _BATCH, _MOVED, _RATED, _LO, _HI, _CHECK_GROUP, _STATE_SIZE = range(8)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _cluster_sweeps(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, labels, cw, proposal, state, rounds, batches,
                     nchunks, grain):
     """Run the sweeps of :func:`parallel_label_propagation_clustering` from ``state``. Returns True when
@@ -133,7 +133,7 @@ def _cluster_sweeps(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, labels, cw,
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _cluster_rate(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, labels, cw, proposal, state, rate, seen, lo, hi):
     """The best cluster of each vertex ``order[lo:hi]`` (its own when no other is better and has room),
     into ``proposal[lo:hi]``; ``rate`` (all 0, left so) and ``seen`` are scratch of length n."""

@@ -1,8 +1,8 @@
 """Contraction of a graph along a vertex-to-coarse-vertex map, in O(n + m), in parallel ranges."""
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._threads import chunk_count, run_ranges
 
 #: Coarse vertices whose members have at most this many edges in total merge
@@ -45,7 +45,7 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks=None):
     return _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _contract_prepare(xadj, vwgt, cmap, nc, nchunks):
     """The fine vertices bucketed by coarse vertex (``start``, ``members``), the ``nchunks`` ranges of
     coarse vertices (``bounds``, equal member counts) with the start of each one's stretch (``offsets``),
@@ -87,7 +87,7 @@ def _contract_prepare(xadj, vwgt, cmap, nc, nchunks):
     return start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends):
     """Move the stretches together and sum up ``cxadj``: the coarse graph."""
     nc = cvwgt.shape[0]
@@ -106,7 +106,7 @@ def _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends):
     return cxadj, cadjncy[:pos], cadjwgt[:pos], cvwgt
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _contract_chunks(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, offsets, cxadj, cadjncy, cadjwgt,
                      cvwgt, ends, lo, hi):
     """Build the ranges ``lo .. hi - 1`` of coarse vertices of :func:`contract_ranges`, range ``r`` (coarse
@@ -164,7 +164,7 @@ def _contract_stretch(xadj, adjncy, adjwgt, vwgt, cmap, start, members, first_c,
     return pos
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def compact_labels(labels):
     """Renumber arbitrary non-negative labels to ``0..nc-1``: ``(cmap, nc)``."""
     n = labels.size

@@ -13,10 +13,10 @@ count; :func:`two_hop_matching` pairs the vertices it leaves single.
 """
 
 import numpy as np
-from numba import njit
 
 from partkit import _threads
 from partkit._borrow import borrow
+from partkit._jit import njit
 from partkit._threads import current_threads, run_ranges
 
 
@@ -29,7 +29,7 @@ def _fits(vwgt, u, v, maxvw):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
     """Pair still-unmatched vertices that share their heaviest neighbour.
 
@@ -64,7 +64,7 @@ def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
     return pairs
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def group_isolated(xadj, vwgt, maxvw, order, group, labels):
     """Put isolated vertices together in clusters of weight at most ``maxvw``.
 
@@ -164,7 +164,7 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
 _ROUND, _NACTIVE, _PROPOSED, _CHECK_FIT, _CHECK_GROUP, _UNIFORM, _STATE_SIZE = range(7)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,
                      max_rounds, nchunks, grain):
     """Run the rounds of :func:`parallel_matching` from ``state``; returns True when the proposals of the
@@ -221,7 +221,7 @@ def _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state,
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active, lo, hi):
     """The proposals of ``active[lo:hi]`` in a round of :func:`parallel_matching`: each vertex's best edge
     to a free neighbour (-1 when there is none)."""

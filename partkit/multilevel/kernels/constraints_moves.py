@@ -8,8 +8,8 @@ keep every part within its bound.
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit.multilevel.kernels.refinement_moves import fits_in, move_vertex, overloaded, part_connections, slack
 
 #: Objectives of :func:`greedy_moves`.

@@ -24,11 +24,11 @@ neighbours in O(1) per edge.
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 from partkit.multilevel.kernels.bucket_queue import (
-    _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
+    MAX_GAIN_CAP, _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
 
 
 @njit(cache=True)
@@ -123,224 +123,6 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
     bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, 0, np.zeros(1, dtype=np.int64), key, npasses, max_bad,
                     part[np.newaxis], ows, cuts, False, 0, 1)  # a view: part is refined in place
     return int(cuts[0])
-
-
-@njit(cache=True)
-def _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key,
-               ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket):
-    """The passes of :func:`fm_refine` on caller-provided work arrays (length ``n``
-    and bucket queues for 2 sides); returns the cut.
-
-    The bucket-queue operations (:mod:`partkit.multilevel.kernels.bucket_queue`), the
-    balance helpers and the move are written out inline: as separate
-    functions, the reference counting of their array arguments cost more
-    than the moves themselves.
-    """
-    n = xadj.size - 1
-    ncon = vwgt.shape[1]
-    cap = (head.shape[1] - 1) // 2
-    cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
-    for npass in range(npasses):
-        pw = side_weights(vwgt, part)
-        ow0 = 0
-        ow1 = 0
-        for c in range(ncon):
-            ow0 += max(pw[0, c] - maxw[0, c], 0)
-            ow1 += max(pw[1, c] - maxw[1, c], 0)
-        ow = ow0 + ow1
-        repair = ow > 0
-        locked[:] = False
-        head[:, :] = -1
-        top[:] = -1
-        where[:] = -1
-        fill_permutation(order, subkey(key, npass))
-        for i in range(n):
-            v = order[i]
-            if repair or ed[v] > 0:
-                # insert v into queue part[v]
-                q = part[v]
-                bk = min(max(ed[v] - idg[v], -cap), cap) + cap
-                first = head[q, bk]
-                nxt[v] = first
-                prv[v] = -1
-                if first != -1:
-                    prv[first] = v
-                head[q, bk] = v
-                where[v] = q
-                bucket[v] = bk
-                if bk > top[q]:
-                    top[q] = bk
-        best_ow = ow
-        best_cut = cut
-        best_dev = abs(pw[0, 0] / max(maxw[0, 0], 1) - pw[1, 0] / max(maxw[1, 0], 1))
-        nbest = 0
-        nmoves = 0
-        bad = 0
-        while bad < max_bad:
-            if ow > 0:
-                s = 0 if ow0 >= ow1 else 1
-                # top of queue s
-                bk = top[s]
-                while bk >= 0 and head[s, bk] == -1:
-                    bk -= 1
-                top[s] = bk
-                if bk < 0:
-                    break
-                v = head[s, bk]
-                locked[v] = True
-                t = 1 - s
-                after = 0
-                for c in range(ncon):
-                    after += max(pw[s, c] - vwgt[v, c] - maxw[s, c], 0)
-                    after += max(pw[t, c] + vwgt[v, c] - maxw[t, c], 0)
-                move_it = after < ow
-            else:
-                bk = top[0]
-                while bk >= 0 and head[0, bk] == -1:
-                    bk -= 1
-                top[0] = bk
-                v0 = -1 if bk < 0 else head[0, bk]
-                bk = top[1]
-                while bk >= 0 and head[1, bk] == -1:
-                    bk -= 1
-                top[1] = bk
-                v1 = -1 if bk < 0 else head[1, bk]
-                if v0 == -1 and v1 == -1:
-                    break
-                if v0 == -1:
-                    first, second = v1, -1
-                elif v1 == -1:
-                    first, second = v0, -1
-                else:
-                    g0 = ed[v0] - idg[v0]
-                    g1 = ed[v1] - idg[v1]
-                    heavier0 = maxw[0, 0] - pw[0, 0] <= maxw[1, 0] - pw[1, 0]
-                    if g0 > g1 or (g0 == g1 and heavier0):
-                        first, second = v0, v1
-                    else:
-                        first, second = v1, v0
-                v = first
-                move_it = True
-                to = 1 - part[v]
-                for c in range(ncon):
-                    if pw[to, c] + vwgt[v, c] > maxw[to, c]:
-                        move_it = False
-                        break
-                if not move_it and second != -1:
-                    to = 1 - part[second]
-                    move_it = True
-                    for c in range(ncon):
-                        if pw[to, c] + vwgt[second, c] > maxw[to, c]:
-                            move_it = False
-                            break
-                    if move_it:
-                        v = second
-                locked[v] = True
-            # remove v from its queue
-            q = where[v]
-            bk = bucket[v]
-            pv = prv[v]
-            sv = nxt[v]
-            if pv != -1:
-                nxt[pv] = sv
-            else:
-                head[q, bk] = sv
-            if sv != -1:
-                prv[sv] = pv
-            where[v] = -1
-            if not move_it:
-                continue
-            # move v to the other side
-            s = part[v]
-            t = 1 - s
-            cut -= ed[v] - idg[v]
-            part[v] = t
-            tmp = ed[v]
-            ed[v] = idg[v]
-            idg[v] = tmp
-            for c in range(ncon):
-                pw[s, c] -= vwgt[v, c]
-                pw[t, c] += vwgt[v, c]
-            for j in range(xadj[v], xadj[v + 1]):
-                u = adjncy[j]
-                w = adjwgt[j]
-                if part[u] == t:
-                    ed[u] -= w
-                    idg[u] += w
-                else:
-                    ed[u] += w
-                    idg[u] -= w
-                if locked[u]:
-                    continue
-                qu = where[u]
-                if qu < 0 and ed[u] <= 0:
-                    continue
-                nb = min(max(ed[u] - idg[u], -cap), cap) + cap
-                if qu >= 0:
-                    if nb == bucket[u]:
-                        continue
-                    # remove u from its bucket
-                    bk = bucket[u]
-                    pu = prv[u]
-                    su = nxt[u]
-                    if pu != -1:
-                        nxt[pu] = su
-                    else:
-                        head[qu, bk] = su
-                    if su != -1:
-                        prv[su] = pu
-                else:
-                    qu = part[u]
-                # insert u into queue qu at bucket nb
-                first = head[qu, nb]
-                nxt[u] = first
-                prv[u] = -1
-                if first != -1:
-                    prv[first] = u
-                head[qu, nb] = u
-                where[u] = qu
-                bucket[u] = nb
-                if nb > top[qu]:
-                    top[qu] = nb
-            moves[nmoves] = v
-            nmoves += 1
-            ow0 = 0
-            ow1 = 0
-            for c in range(ncon):
-                ow0 += max(pw[0, c] - maxw[0, c], 0)
-                ow1 += max(pw[1, c] - maxw[1, c], 0)
-            ow = ow0 + ow1
-            dev = abs(pw[0, 0] / max(maxw[0, 0], 1) - pw[1, 0] / max(maxw[1, 0], 1))
-            if (ow < best_ow or (ow == best_ow and cut < best_cut)
-                    or (ow == best_ow and cut == best_cut and dev < best_dev - 1e-12)):
-                best_ow = ow
-                best_cut = cut
-                best_dev = dev
-                nbest = nmoves
-                bad = 0
-            else:
-                bad += 1
-        # roll back to the best prefix, undoing the degree updates of every undone move
-        for i in range(nmoves - 1, nbest - 1, -1):
-            v = moves[i]
-            t = 1 - part[v]
-            part[v] = t
-            tmp = ed[v]
-            ed[v] = idg[v]
-            idg[v] = tmp
-            for j in range(xadj[v], xadj[v + 1]):
-                u = adjncy[j]
-                w = adjwgt[j]
-                if part[u] == t:
-                    ed[u] -= w
-                    idg[u] += w
-                else:
-                    ed[u] += w
-                    idg[u] -= w
-        cut = best_cut
-        if nbest == 0:
-            break
-    return cut
 
 
 def fm_bisection(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, key):
@@ -466,7 +248,7 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
             v = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad, parts, ows, cuts,
                     grow, first, last):
     """Tries ``first .. last - 1`` of a best-of-several bisection, each refined by 2-way FM.
@@ -482,14 +264,35 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
     tries of one call share one set of work arrays.
 
     This is the one compiled entry to the FM passes (:func:`fm_refine` and
-    :func:`fm_bisection` call it): Numba optimizes a callee again inside
-    every kernel called from Python, and the passes are the largest code here.
+    :func:`fm_bisection` call it), and the passes are written out in it, not
+    in a kernel of their own: Numba optimizes and compiles a callee again
+    inside every kernel that calls it, and the passes are the largest code
+    here (as a separate kernel they cost about 0.5 s more of the first
+    call's compile). The bucket-queue operations, the balance checks and the
+    move are written out too: as functions, the reference counting of their
+    array arguments cost more than the moves themselves.
     """
     n = xadj.size - 1
     if n == 0:
         return
-    cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
-    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
+    # the bucket queues of the two sides (bucket_queue.new_bucket_queues(n, 2, gain_cap(largest weighted
+    # degree)), written out: three kernels fewer to compile; head and top are reset by every pass
+    maxdeg = 0
+    for v in range(n):
+        d = 0
+        for j in range(xadj[v], xadj[v + 1]):
+            d += adjwgt[j]
+        if d > maxdeg:
+            maxdeg = d
+    cap = MAX_GAIN_CAP if maxdeg > MAX_GAIN_CAP else maxdeg
+    if cap < 1:
+        cap = 1
+    head = np.zeros((2, 2 * cap + 1), dtype=np.int64)
+    top = np.full(2, -1, dtype=np.int64)
+    nxt = np.full(n, -1, dtype=np.int64)
+    prv = np.full(n, -1, dtype=np.int64)
+    where = np.full(n, -1, dtype=np.int64)
+    bucket = np.zeros(n, dtype=np.int64)
     ed = np.zeros(n, dtype=np.int64)
     idg = np.zeros(n, dtype=np.int64)
     locked = np.zeros(n, dtype=np.bool_)
@@ -497,11 +300,234 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
     order = np.empty(n, dtype=np.int64)
     fifo = np.empty(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.bool_)
-    for t in range(first, last):
-        tkey = subkey(key, t)
-        part = parts[t]
+    ncon = vwgt.shape[1]
+    for trial in range(first, last):
+        tkey = subkey(key, trial)
+        part = parts[trial]
         if grow:
-            _grow_bfs(xadj, adjncy, vwgt, starts[t], target0, tkey, part, order, fifo, seen)
-        cuts[t] = _fm_passes(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, tkey,
-                             ed, idg, locked, moves, order, head, top, nxt, prv, where, bucket)
-        ows[t] = overweight(side_weights(vwgt, part), maxw)
+            _grow_bfs(xadj, adjncy, vwgt, starts[trial], target0, tkey, part, order, fifo, seen)
+        # the FM passes on the work arrays above; the cut goes to cuts[trial]
+        # edge_degrees and side_weights, written out (two kernels fewer to compile)
+        cut = 0
+        for v in range(n):
+            external = 0
+            internal = 0
+            pv = part[v]
+            for j in range(xadj[v], xadj[v + 1]):
+                if part[adjncy[j]] != pv:
+                    external += adjwgt[j]
+                else:
+                    internal += adjwgt[j]
+            ed[v] = external
+            idg[v] = internal
+            cut += external
+        cut //= 2
+        for npass in range(npasses):
+            pw = np.zeros((2, ncon), dtype=np.int64)
+            for v in range(n):
+                for c in range(ncon):
+                    pw[part[v], c] += vwgt[v, c]
+            ow0 = 0
+            ow1 = 0
+            for c in range(ncon):
+                ow0 += max(pw[0, c] - maxw[0, c], 0)
+                ow1 += max(pw[1, c] - maxw[1, c], 0)
+            ow = ow0 + ow1
+            repair = ow > 0
+            locked[:] = False
+            head[:, :] = -1
+            top[:] = -1
+            where[:] = -1
+            fill_permutation(order, subkey(tkey, npass))
+            for i in range(n):
+                v = order[i]
+                if repair or ed[v] > 0:
+                    # insert v into queue part[v]
+                    q = part[v]
+                    bk = min(max(ed[v] - idg[v], -cap), cap) + cap
+                    front = head[q, bk]
+                    nxt[v] = front
+                    prv[v] = -1
+                    if front != -1:
+                        prv[front] = v
+                    head[q, bk] = v
+                    where[v] = q
+                    bucket[v] = bk
+                    if bk > top[q]:
+                        top[q] = bk
+            best_ow = ow
+            best_cut = cut
+            best_dev = abs(pw[0, 0] / max(maxw[0, 0], 1) - pw[1, 0] / max(maxw[1, 0], 1))
+            nbest = 0
+            nmoves = 0
+            bad = 0
+            while bad < max_bad:
+                if ow > 0:
+                    s = 0 if ow0 >= ow1 else 1
+                    # top of queue s
+                    bk = top[s]
+                    while bk >= 0 and head[s, bk] == -1:
+                        bk -= 1
+                    top[s] = bk
+                    if bk < 0:
+                        break
+                    v = head[s, bk]
+                    locked[v] = True
+                    t = 1 - s
+                    after = 0
+                    for c in range(ncon):
+                        after += max(pw[s, c] - vwgt[v, c] - maxw[s, c], 0)
+                        after += max(pw[t, c] + vwgt[v, c] - maxw[t, c], 0)
+                    move_it = after < ow
+                else:
+                    bk = top[0]
+                    while bk >= 0 and head[0, bk] == -1:
+                        bk -= 1
+                    top[0] = bk
+                    v0 = -1 if bk < 0 else head[0, bk]
+                    bk = top[1]
+                    while bk >= 0 and head[1, bk] == -1:
+                        bk -= 1
+                    top[1] = bk
+                    v1 = -1 if bk < 0 else head[1, bk]
+                    if v0 == -1 and v1 == -1:
+                        break
+                    if v0 == -1:
+                        front, second = v1, -1
+                    elif v1 == -1:
+                        front, second = v0, -1
+                    else:
+                        g0 = ed[v0] - idg[v0]
+                        g1 = ed[v1] - idg[v1]
+                        heavier0 = maxw[0, 0] - pw[0, 0] <= maxw[1, 0] - pw[1, 0]
+                        if g0 > g1 or (g0 == g1 and heavier0):
+                            front, second = v0, v1
+                        else:
+                            front, second = v1, v0
+                    v = front
+                    move_it = True
+                    to = 1 - part[v]
+                    for c in range(ncon):
+                        if pw[to, c] + vwgt[v, c] > maxw[to, c]:
+                            move_it = False
+                            break
+                    if not move_it and second != -1:
+                        to = 1 - part[second]
+                        move_it = True
+                        for c in range(ncon):
+                            if pw[to, c] + vwgt[second, c] > maxw[to, c]:
+                                move_it = False
+                                break
+                        if move_it:
+                            v = second
+                    locked[v] = True
+                # remove v from its queue
+                q = where[v]
+                bk = bucket[v]
+                pv = prv[v]
+                sv = nxt[v]
+                if pv != -1:
+                    nxt[pv] = sv
+                else:
+                    head[q, bk] = sv
+                if sv != -1:
+                    prv[sv] = pv
+                where[v] = -1
+                if not move_it:
+                    continue
+                # move v to the other side
+                s = part[v]
+                t = 1 - s
+                cut -= ed[v] - idg[v]
+                part[v] = t
+                tmp = ed[v]
+                ed[v] = idg[v]
+                idg[v] = tmp
+                for c in range(ncon):
+                    pw[s, c] -= vwgt[v, c]
+                    pw[t, c] += vwgt[v, c]
+                for j in range(xadj[v], xadj[v + 1]):
+                    u = adjncy[j]
+                    w = adjwgt[j]
+                    if part[u] == t:
+                        ed[u] -= w
+                        idg[u] += w
+                    else:
+                        ed[u] += w
+                        idg[u] -= w
+                    if locked[u]:
+                        continue
+                    qu = where[u]
+                    if qu < 0 and ed[u] <= 0:
+                        continue
+                    nb = min(max(ed[u] - idg[u], -cap), cap) + cap
+                    if qu >= 0:
+                        if nb == bucket[u]:
+                            continue
+                        # remove u from its bucket
+                        bk = bucket[u]
+                        pu = prv[u]
+                        su = nxt[u]
+                        if pu != -1:
+                            nxt[pu] = su
+                        else:
+                            head[qu, bk] = su
+                        if su != -1:
+                            prv[su] = pu
+                    else:
+                        qu = part[u]
+                    # insert u into queue qu at bucket nb
+                    front = head[qu, nb]
+                    nxt[u] = front
+                    prv[u] = -1
+                    if front != -1:
+                        prv[front] = u
+                    head[qu, nb] = u
+                    where[u] = qu
+                    bucket[u] = nb
+                    if nb > top[qu]:
+                        top[qu] = nb
+                moves[nmoves] = v
+                nmoves += 1
+                ow0 = 0
+                ow1 = 0
+                for c in range(ncon):
+                    ow0 += max(pw[0, c] - maxw[0, c], 0)
+                    ow1 += max(pw[1, c] - maxw[1, c], 0)
+                ow = ow0 + ow1
+                dev = abs(pw[0, 0] / max(maxw[0, 0], 1) - pw[1, 0] / max(maxw[1, 0], 1))
+                if (ow < best_ow or (ow == best_ow and cut < best_cut)
+                        or (ow == best_ow and cut == best_cut and dev < best_dev - 1e-12)):
+                    best_ow = ow
+                    best_cut = cut
+                    best_dev = dev
+                    nbest = nmoves
+                    bad = 0
+                else:
+                    bad += 1
+            # roll back to the best prefix, undoing the degree updates of every undone move
+            for i in range(nmoves - 1, nbest - 1, -1):
+                v = moves[i]
+                t = 1 - part[v]
+                part[v] = t
+                tmp = ed[v]
+                ed[v] = idg[v]
+                idg[v] = tmp
+                for j in range(xadj[v], xadj[v + 1]):
+                    u = adjncy[j]
+                    w = adjwgt[j]
+                    if part[u] == t:
+                        ed[u] -= w
+                        idg[u] += w
+                    else:
+                        ed[u] += w
+                        idg[u] -= w
+            cut = best_cut
+            if nbest == 0:
+                break
+        cuts[trial] = cut
+        pw = np.zeros((2, ncon), dtype=np.int64)
+        for v in range(n):
+            for c in range(ncon):
+                pw[part[v], c] += vwgt[v, c]
+        ows[trial] = overweight(pw, maxw)

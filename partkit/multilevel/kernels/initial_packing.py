@@ -1,7 +1,8 @@
 """Connected components, and packing whole components into parts (no edge is cut)."""
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 
 @njit(cache=True)

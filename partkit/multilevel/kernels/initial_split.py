@@ -10,37 +10,11 @@ give it.
 """
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 
 @njit(cache=True)
-def _sort_rows(xadj, adjncy, adjwgt):
-    """Sort every adjacency list by neighbour id (ids are distinct) and carry the
-    weights along: a Shell sort (gaps 1, 4, 13, 40, ...), so already sorted
-    lists cost one scan and long unsorted ones stay subquadratic."""
-    for v in range(xadj.size - 1):
-        lo = xadj[v]
-        hi = xadj[v + 1]
-        gap = 1
-        while 3 * gap + 1 < hi - lo:
-            gap = 3 * gap + 1
-        while gap > 0:
-            for j in range(lo + gap, hi):
-                a = adjncy[j]
-                if a >= adjncy[j - gap]:
-                    continue
-                w = adjwgt[j]
-                i = j - gap
-                while i >= lo and adjncy[i] > a:
-                    adjncy[i + gap] = adjncy[i]
-                    adjwgt[i + gap] = adjwgt[i]
-                    i -= gap
-                adjncy[i + gap] = a
-                adjwgt[i + gap] = w
-            gap //= 3
-
-
-@njit(cache=True, nogil=True)
 def split_sides(xadj, adjncy, adjwgt, side):
     """The subgraphs induced by ``side == 0`` and ``side != 0``.
 
@@ -107,6 +81,28 @@ def split_sides(xadj, adjncy, adjwgt, side):
                     adjwgt0[p0] = adjwgt[j]
                     p0 += 1
             xadj0[local[v] + 1] = p0
-    _sort_rows(xadj0, adjncy0, adjwgt0)
-    _sort_rows(xadj1, adjncy1, adjwgt1)
+    # sort every adjacency list by neighbour id (ids are distinct) and carry the weights along: a
+    # Shell sort (gaps 1, 4, 13, 40, ...), so already sorted lists cost one scan and long unsorted
+    # ones stay subquadratic (written out here, not as a kernel of its own: one compile less)
+    for rows, nbrs, wgts in ((xadj0, adjncy0, adjwgt0), (xadj1, adjncy1, adjwgt1)):
+        for v in range(rows.size - 1):
+            lo = rows[v]
+            hi = rows[v + 1]
+            gap = 1
+            while 3 * gap + 1 < hi - lo:
+                gap = 3 * gap + 1
+            while gap > 0:
+                for j in range(lo + gap, hi):
+                    a = nbrs[j]
+                    if a >= nbrs[j - gap]:
+                        continue
+                    w = wgts[j]
+                    i = j - gap
+                    while i >= lo and nbrs[i] > a:
+                        nbrs[i + gap] = nbrs[i]
+                        wgts[i + gap] = wgts[i]
+                        i -= gap
+                    nbrs[i + gap] = a
+                    wgts[i + gap] = w
+                gap //= 3
     return ids0, xadj0, adjncy0, adjwgt0, ids1, xadj1, adjncy1, adjwgt1

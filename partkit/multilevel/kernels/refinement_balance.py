@@ -10,10 +10,10 @@ are the last resort.
 """
 
 import numpy as np
-from numba import njit
 
 from partkit._borrow import borrow
 from partkit._heap import heap_pop, heap_set, new_heap
+from partkit._jit import njit
 from partkit._lists import append_neighbours
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
@@ -335,7 +335,7 @@ def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v
                vertices.size, nchunks)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key, lo, hi):
     """:func:`_rate_for_balance` of ``vertices[lo:hi]`` into ``cand_to`` and ``key``."""
     conn = np.zeros(pw.shape[0], dtype=np.int64)

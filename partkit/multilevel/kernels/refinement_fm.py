@@ -11,25 +11,18 @@ moved in one sequential kernel, :func:`fm_pass`).
 """
 
 import numpy as np
-from numba import njit
 
 from partkit._borrow import borrow
 from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set
+from partkit._jit import njit
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex
 
 
-@njit(cache=True)
-def rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, degree_limit, conn, touched):
-    """``(target, gain)`` of ``v``'s best move, target -1 when there is none or ``v`` is a hub."""
-    if xadj[v + 1] - xadj[v] > degree_limit:
-        return -1, 0
-    return best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
-
-
 def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, nchunks=None):
-    """:func:`rate_candidate` of every candidate, in ``nchunks`` ranges in parallel (default: the threads
-    in effect): ``(targets, gains)``."""
+    """The best move of every candidate (:func:`~partkit.multilevel.kernels.refinement_moves.best_move`;
+    target -1 when there is none or the candidate is a hub, of degree above ``degree_limit``), in
+    ``nchunks`` ranges in parallel (default: the threads in effect): ``(targets, gains)``."""
     targets = np.empty(candidates.size, dtype=np.int64)
     gains = np.empty(candidates.size, dtype=np.int64)
     run_ranges(rate_candidates_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit,
@@ -37,10 +30,11 @@ def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
     return targets, gains
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, targets, gains,
                              lo, hi):
-    """:func:`rate_candidate` of ``candidates[lo:hi]`` into ``targets[lo:hi]`` and ``gains[lo:hi]``."""
+    """The rating of :func:`parallel_rate_candidates` for ``candidates[lo:hi]``, into ``targets[lo:hi]`` and
+    ``gains[lo:hi]``."""
     k = pw.shape[0]
     conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
@@ -48,8 +42,12 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
     pw, maxw = borrow(pw), borrow(maxw)
     for idx in range(lo, hi):
-        targets[idx], gains[idx] = rate_candidate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates[idx],
-                                                  degree_limit, conn, touched)
+        v = candidates[idx]
+        if xadj[v + 1] - xadj[v] > degree_limit:  # a hub: not rated
+            targets[idx] = -1
+            gains[idx] = 0
+        else:
+            targets[idx], gains[idx] = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
 
 
 @njit(cache=True)

@@ -7,10 +7,10 @@ made when the target part stays within its bound.
 """
 
 import numpy as np
-from numba import njit
 
 from partkit import _threads
 from partkit._borrow import borrow
+from partkit._jit import njit
 from partkit._lists import append_neighbours
 from partkit._threads import current_threads, run_ranges
 
@@ -128,13 +128,13 @@ def on_boundary(xadj, adjncy, part, v):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def boundary_vertices(xadj, adjncy, part):
     """Vertices with a neighbour in another part, in increasing order."""
     return boundary_in_range(xadj, adjncy, part, np.int64(0), xadj.size - 1)  # not a literal 0: one signature
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def boundary_in_range(xadj, adjncy, part, lo, hi):
     """The boundary vertices among ``lo .. hi - 1``, in increasing order."""
     out = np.empty(hi - lo, dtype=np.int64)
@@ -239,7 +239,7 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
 _LP_ROUND, _LP_BATCH, _LP_SIZE, _LP_NEXT, _LP_RATED, _LP_LO, _LP_HI, _LP_IMPROVEMENT, _LP_STATE_SIZE = range(9)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, following, wants, queued, state, rounds, batches,
                nchunks, grain):
     """Run the sweeps of :func:`parallel_label_propagation_refine` from ``state``: the vertices of a sweep
@@ -292,7 +292,7 @@ def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, following, w
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants, lo, hi):
     """Whether each vertex of ``current[lo:hi]`` wants to move under label propagation's rule, into ``wants``."""
     k = pw.shape[0]
