@@ -49,7 +49,12 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     n = xadj.size - 1
     cand_to = np.empty(n, dtype=np.int64)
     key = np.empty(n, dtype=np.int64)
-    vertices, listed, nv = balance_candidates(n, np.arange(n) if far else boundary_vertices(xadj, adjncy, part))
+    first = np.arange(n) if far else boundary_vertices(xadj, adjncy, part)
+    vertices = np.empty(n, dtype=np.int64)
+    vertices[:first.size] = first
+    listed = np.zeros(n, dtype=np.bool_)
+    listed[first] = True
+    nv = first.size
     items, keys, pos, size = new_heap(n)
     for _ in range(max_rounds):
         if not any_overloaded(pw, maxw):
@@ -63,15 +68,14 @@ def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
     return not any_overloaded(pw, maxw)
 
 
-@njit(cache=True)
 def balance_candidates(n, first):
     """The vertices :func:`rebalance` rates, to start with ``first``: ``(vertices, listed, nv)``, a list
-    ``vertices[:nv]`` with room for all ``n`` vertices and ``listed[v]`` true for those in it."""
+    ``vertices[:nv]`` with room for all ``n`` vertices and ``listed[v]`` true for those in it (numpy, no
+    kernel to compile)."""
     vertices = np.empty(n, dtype=np.int64)
+    vertices[:first.size] = first
     listed = np.zeros(n, dtype=np.bool_)
-    for i in range(first.size):
-        vertices[i] = first[i]
-        listed[first[i]] = True
+    listed[first] = True
     return vertices, listed, first.size
 
 
