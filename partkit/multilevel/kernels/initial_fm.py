@@ -28,7 +28,7 @@ import numpy as np
 from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 from partkit.multilevel.kernels.bucket_queue import (
-    MAX_GAIN_CAP, _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
+    _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
 
 
 @njit(cache=True)
@@ -275,24 +275,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
     n = xadj.size - 1
     if n == 0:
         return
-    # the bucket queues of the two sides (bucket_queue.new_bucket_queues(n, 2, gain_cap(largest weighted
-    # degree)), written out: three kernels fewer to compile; head and top are reset by every pass
-    maxdeg = 0
-    for v in range(n):
-        d = 0
-        for j in range(xadj[v], xadj[v + 1]):
-            d += adjwgt[j]
-        if d > maxdeg:
-            maxdeg = d
-    cap = MAX_GAIN_CAP if maxdeg > MAX_GAIN_CAP else maxdeg
-    if cap < 1:
-        cap = 1
-    head = np.zeros((2, 2 * cap + 1), dtype=np.int64)
-    top = np.full(2, -1, dtype=np.int64)
-    nxt = np.full(n, -1, dtype=np.int64)
-    prv = np.full(n, -1, dtype=np.int64)
-    where = np.full(n, -1, dtype=np.int64)
-    bucket = np.zeros(n, dtype=np.int64)
+    cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
+    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
     ed = np.zeros(n, dtype=np.int64)
     idg = np.zeros(n, dtype=np.int64)
     locked = np.zeros(n, dtype=np.bool_)
@@ -307,26 +291,9 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
         if grow:
             _grow_bfs(xadj, adjncy, vwgt, starts[trial], target0, tkey, part, order, fifo, seen)
         # the FM passes on the work arrays above; the cut goes to cuts[trial]
-        # edge_degrees and side_weights, written out (two kernels fewer to compile)
-        cut = 0
-        for v in range(n):
-            external = 0
-            internal = 0
-            pv = part[v]
-            for j in range(xadj[v], xadj[v + 1]):
-                if part[adjncy[j]] != pv:
-                    external += adjwgt[j]
-                else:
-                    internal += adjwgt[j]
-            ed[v] = external
-            idg[v] = internal
-            cut += external
-        cut //= 2
+        cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
         for npass in range(npasses):
-            pw = np.zeros((2, ncon), dtype=np.int64)
-            for v in range(n):
-                for c in range(ncon):
-                    pw[part[v], c] += vwgt[v, c]
+            pw = side_weights(vwgt, part)
             ow0 = 0
             ow1 = 0
             for c in range(ncon):
@@ -526,8 +493,4 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
             if nbest == 0:
                 break
         cuts[trial] = cut
-        pw = np.zeros((2, ncon), dtype=np.int64)
-        for v in range(n):
-            for c in range(ncon):
-                pw[part[v], c] += vwgt[v, c]
-        ows[trial] = overweight(pw, maxw)
+        ows[trial] = overweight(side_weights(vwgt, part), maxw)
