@@ -180,7 +180,8 @@ def test_stray_vertices_beside_one_component_are_left_to_the_whole_graph_unless_
     k = 8
     calls = []
 
-    def core(sub, eps):
+    def core(sub, ids, eps):
+        assert np.array_equal(ids, np.arange(mesh.n))
         calls.append(eps)
         return partition(sub, k, imbalance=eps, seed=0)
 
@@ -191,6 +192,34 @@ def test_stray_vertices_beside_one_component_are_left_to_the_whole_graph_unless_
     part = partition_by_components(g, max_part_weights(g, k, 0.0), labels, ncomp, core, 0.0)
     assert len(calls) == 1 and calls[0] > 0
     assert np.all(part_weights(g, part, k) <= max_part_weights(g, k, 0.0))
+
+
+def test_core_of_a_tight_partition_reuses_the_first_hierarchy(monkeypatch):
+    import partkit.multilevel as engine
+    from partkit.multilevel.coarsening import coarsen
+    from partkit.multilevel.context import CoarseningContext
+
+    mesh = delaunay(4000, seed=3)
+    pairs = np.array([[mesh.n + 2 * i, mesh.n + 2 * i + 1] for i in range(3)])
+    g = Graph.from_edges(mesh.n + 6, np.concatenate([mesh.edge_sources()[:, None], mesh.adjncy[:, None]], 1).tolist()
+                         + pairs.tolist(), name="mesh+3 pairs")
+    # the hierarchy restricted to the mesh is a hierarchy of the mesh ...
+    h = coarsen(g, CoarseningContext(), 300, key=1)
+    core = h.restricted(np.arange(mesh.n))
+    assert np.array_equal(core.levels[0][0].xadj, mesh.xadj) and np.array_equal(core.levels[0][0].adjncy, mesh.adjncy)
+    for (fine, cmap), coarse in zip(core.levels, [lv[0] for lv in core.levels[1:]] + [core.coarsest]):
+        assert cmap.size == fine.n and np.array_equal(np.bincount(cmap, minlength=coarse.n) > 0, np.ones(coarse.n, bool))
+        assert np.array_equal(np.bincount(cmap, weights=fine.vwgt[:, 0], minlength=coarse.n), coarse.vwgt[:, 0])
+    assert int(core.coarsest.total_vertex_weight()[0]) == mesh.n
+    # ... and a set that splits coarse vertices has none
+    assert h.restricted(np.arange(mesh.n // 2)) is None
+    # at ε = 0 the mesh is partitioned around the pairs without a second coarsening
+    built = []
+    original = engine._hierarchy
+    monkeypatch.setattr(engine, "_hierarchy", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    part = partition(g, 8, imbalance=0.0, seed=0)
+    sizes = np.bincount(part, minlength=8)
+    assert len(built) == 1 and sizes.max() == -(-g.n // 8) and sizes.min() == g.n // 8
 
 
 # ------------------------------------------------------------ start-up

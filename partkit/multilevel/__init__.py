@@ -132,7 +132,9 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
         ncomp, labels = component_labels(graph.xadj, graph.adjncy)
         part = partition_by_components(
             graph, maxw, labels, ncomp,
-            lambda core, core_imbalance: _best_of_runs(core, k, maxw, core_imbalance, ctx, seed, say), imbalance)
+            lambda core, core_ids, core_imbalance: _best_of_runs(
+                core, k, maxw, core_imbalance, ctx, seed, say,
+                None if hierarchy is None else hierarchy.restricted(core_ids)), imbalance)
     if part is None:
         part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, hierarchy)
     if imbalance == 0 and np.all(maxw == maxw[0]):

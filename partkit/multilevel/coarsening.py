@@ -35,6 +35,7 @@ from partkit.multilevel.kernels.coarsening_clustering import (parallel_label_pro
                                                               sampled_transitivity)
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
 from partkit.multilevel.kernels.coarsening_matching import group_isolated, parallel_matching, two_hop_matching
+from partkit.multilevel.recursive import split_graph
 
 
 class Hierarchy:
@@ -57,6 +58,34 @@ class Hierarchy:
         for _, next_map in self.levels[1:]:
             cmap = next_map[cmap]
         return cmap
+
+    def restricted(self, ids):
+        """The hierarchy of the subgraph induced by the finest vertices ``ids`` (increasing), or None.
+
+        Every level becomes its subgraph induced by the vertices that hold
+        ``ids``, with the maps renumbered; this is a hierarchy of the
+        subgraph when no coarse vertex merges vertices in and out of
+        ``ids``, as for a union of components (coarsening merges along
+        edges only). None when some coarse vertex does.
+        """
+        levels = []
+        keep = np.asarray(ids, dtype=np.int64)
+        for g, cmap in self.levels:
+            inside = np.zeros(g.n, dtype=bool)
+            inside[keep] = True
+            coarse_inside = np.zeros(int(cmap.max()) + 1 if cmap.size else 0, dtype=bool)
+            coarse_inside[cmap[keep]] = True
+            if np.any(coarse_inside[cmap[~inside]]):
+                return None
+            coarse_keep = np.flatnonzero(coarse_inside)
+            renumber = np.cumsum(coarse_inside) - 1
+            (_, sub), _ = split_graph(g, (~inside).astype(np.int64))
+            levels.append((sub, renumber[cmap[keep]]))
+            keep = coarse_keep
+        inside = np.zeros(self.coarsest.n, dtype=np.int64) + 1
+        inside[keep] = 0
+        (_, coarsest), _ = split_graph(self.coarsest, inside)
+        return Hierarchy(levels, coarsest)
 
 
 def uses_clustering(graph, ctx):

@@ -45,9 +45,10 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core, imbalanc
         The component of every vertex, in ``[0, ncomp)``.
     ncomp : int
     partition_core : callable
-        ``partition_core(core, imbalance)`` partitions the subgraph of the
-        big components into k parts within ``maxw``, where ``imbalance`` is
-        the ε that ``maxw`` allows for the core's own weight.
+        ``partition_core(core, core_ids, imbalance)`` partitions the
+        subgraph ``core`` of the big components (the vertices ``core_ids``
+        of ``graph``, increasing) into k parts within ``maxw``, where
+        ``imbalance`` is the ε that ``maxw`` allows for the core's own weight.
     imbalance : float
         The ε of ``maxw``.
 
@@ -80,7 +81,7 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core, imbalanc
     core_total = core.total_vertex_weight().astype(np.float64)
     imbalance = float(np.min(maxw[0] * k / np.maximum(core_total, 1))) - 1.0
     part = np.empty(graph.n, dtype=np.int64)
-    part[core_ids] = partition_core(core, max(imbalance, 0.0))
+    part[core_ids] = partition_core(core, core_ids, max(imbalance, 0.0))
     pw = np.zeros((k, ncon), dtype=np.int64)
     np.add.at(pw, part[core_ids], core.vwgt)
     small = order[~big[order]]
