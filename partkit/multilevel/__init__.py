@@ -44,7 +44,7 @@ from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext,
 from partkit.multilevel.initial import initial_partition
 from partkit.multilevel.kernels.initial_packing import component_labels
 from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
-from partkit.multilevel.refinement import even_out, refine, uncoarsen
+from partkit.multilevel.refinement import balance, even_out, refine, uncoarsen
 
 __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "InitialContext", "RefinementContext",
            "PRESETS", "COARSENINGS"]
@@ -137,6 +137,10 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
                 None if hierarchy is None else hierarchy.restricted(core_ids)), imbalance)
     if part is None:
         part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, hierarchy)
+    else:
+        pw = part_weights(graph.vwgt, part, k)
+        if np.any(pw > maxw):  # small components that fitted nowhere around the core
+            balance(graph, part, pw, maxw, ctx.refinement)
     if imbalance == 0 and np.all(maxw == maxw[0]):
         even_out(graph, part, k, ctx.refinement)
     return part

@@ -13,8 +13,10 @@ free weight for balance: the core may fill any part up to the bound, so
 it is partitioned with the looser imbalance that the bound allows for its
 own weight, which cuts fewer edges. If the room the small components add
 is under a tenth of ε (:data:`REST_SHARE`: a few stray vertices beside one
-giant component), or they do not fit around the core, the caller
-partitions the whole graph instead, reusing the hierarchy it has built.
+giant component), the caller partitions the whole graph instead, reusing
+the hierarchy it has built. A small component that fits nowhere around the
+core (with ε = 0 the room is one vertex here and there) goes to the
+lightest part, and the caller's balancer moves the excess.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core, imbalanc
     Returns
     -------
     int64 array or None
+        None when the whole graph should be partitioned instead. A small
+        component that fits nowhere around the core goes to the lightest
+        part, which may then exceed ``maxw``: the caller balances.
 
     Examples
     --------
@@ -86,7 +91,9 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core, imbalanc
     np.add.at(pw, part[core_ids], core.vwgt)
     small = order[~big[order]]
     where = pack_largest_first(cw, small, maxw, pw)
-    if np.any(where[small] < 0):
-        return None
+    for comp in small[where[small] < 0]:  # no room left for it: the lightest part, for the caller to balance
+        lightest = int(np.argmin((pw / np.maximum(maxw, 1)).max(axis=1)))
+        where[comp] = lightest
+        pw[lightest] += cw[comp]
     part[rest_ids] = where[labels[rest_ids]]
     return part
