@@ -19,8 +19,7 @@ from partkit.multilevel.context import CoarseningContext
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
 from partkit.multilevel import initial
 from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, side_weights
-from partkit.multilevel.kernels.refinement_balance import rebalance
-from partkit.multilevel.refinement import kway_fm
+from partkit.multilevel.refinement import kway_fm, rebalance
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
 from partkit.multilevel.kernels.coarsening_matching import parallel_matching, two_hop_matching
@@ -172,7 +171,7 @@ def test_refinement_kernels_improve_and_keep_balance():
     part[flip] = rng.integers(0, k, flip.sum())
     bound = max_part_weights(g, k, 0.03)
     pw = native_part_weights(g.vwgt, part, k)
-    assert rebalance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, 20, True)
+    assert rebalance(g, part, pw, bound, 20, True)
     before = edge_cut(g, part)
     gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
                                              boundary_vertices(g.xadj, g.adjncy, part), 5, 16, 2)

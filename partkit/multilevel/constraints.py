@@ -40,8 +40,9 @@ from partkit.multilevel.kernels.coarsening_contraction import contract
 from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_moves, unload
 from partkit.graph import Graph
 from partkit.multilevel.context import preset
-from partkit.multilevel.kernels.refinement_balance import balance_along_paths, rebalance
+from partkit.multilevel.kernels.refinement_balance import balance_along_paths
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, part_weights
+from partkit.multilevel.refinement import rebalance
 
 #: Rounds of greedy moves per pass (each visits every vertex once).
 MAX_ROUNDS = 20
@@ -260,7 +261,7 @@ def make_contiguous(graph, part, maxw, movable):
             break
         if movable.all():
             args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, maxw)
-            rebalance(*args, rounds, False) or balance_along_paths(*args, 10 * rounds)
+            rebalance(graph, part, pw, maxw, rounds, False) or balance_along_paths(*args, 10 * rounds)
         else:  # the path balancer would move fixed vertices
             _moves(graph, part, maxw, movable, CUT)
     _join_pieces(graph, part, k, movable)

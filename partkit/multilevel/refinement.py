@@ -5,7 +5,7 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
 
 ``balance``
     restore the bound: direct moves into adjacent parts with room
-    (:func:`kernels.refinement_balance.rebalance`), then moves along paths
+    (:func:`rebalance`), then moves along paths
     of adjacent parts (:func:`kernels.refinement_balance.balance_along_paths`),
     and moves to non-adjacent parts only as a last resort;
 ``lp``
@@ -38,7 +38,7 @@ from partkit._random import derive, permutation
 from partkit._threads import for_work
 from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
-                                                          balance_candidates, parallel_rate_for_balance)
+                                                          parallel_rate_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights)
@@ -196,15 +196,25 @@ def balance(graph, part, pw, maxw, ctx):
     """
     g = graph
     args = (g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw)
-    return (_rebalance(g, part, pw, maxw, ctx.balance_rounds, False)
+    return (rebalance(g, part, pw, maxw, ctx.balance_rounds, False)
             or balance_along_paths(*args, 10 * ctx.balance_rounds)
-            or _rebalance(g, part, pw, maxw, ctx.balance_rounds, True))
+            or rebalance(g, part, pw, maxw, ctx.balance_rounds, True))
 
 
-def _rebalance(g, part, pw, maxw, rounds, far):
-    """:func:`kernels.refinement_balance.rebalance` with every round's ratings made in parallel (same moves)."""
+def rebalance(g, part, pw, maxw, rounds, far):
+    """Move vertices out of overloaded parts until every part meets ``maxw``, in place; True when it does.
+
+    Each round rates every vertex that may move by the cut change of its
+    best move to an adjacent part with room (with ``far``, when there is
+    none, to the part with the most room anywhere, which costs cut), in
+    parallel, and makes the moves best-first while the source is still
+    overloaded and the target still has room. Without ``far`` only the
+    boundary can move: the rounds rate a list of the boundary vertices and
+    the neighbours of every vertex moved, not the whole graph. Gives up
+    after ``rounds`` rounds or a round without a move.
+    """
     first = np.arange(g.n) if far else parallel_boundary_vertices(g.xadj, g.adjncy, part)
-    vertices, listed, nv = balance_candidates(g.n, first)
+    vertices, listed, nv = _balance_candidates(g.n, first)
     cand_to = np.empty(g.n, dtype=np.int64)
     key = np.empty(g.n, dtype=np.int64)
     items, keys, pos, size = new_heap(g.n)
@@ -218,6 +228,16 @@ def _rebalance(g, part, pw, maxw, rounds, far):
         if moved <= 0:
             return False
     return not np.any(pw > maxw)
+
+
+def _balance_candidates(n, first):
+    """The vertices :func:`rebalance` rates, to start with ``first``: ``(vertices, listed, nv)``, a list
+    ``vertices[:nv]`` with room for all ``n`` vertices and ``listed[v]`` true for those in it."""
+    vertices = np.empty(n, dtype=np.int64)
+    vertices[:first.size] = first
+    listed = np.zeros(n, dtype=np.bool_)
+    listed[first] = True
+    return vertices, listed, first.size
 
 
 def even_out(graph, part, k, ctx):

@@ -1,6 +1,7 @@
 """Restoring the balance constraint of a k-way partition at the smallest cut cost.
 
-:func:`rebalance` moves vertices out of overloaded parts into adjacent parts
+:func:`refinement.rebalance` (rounds of :func:`rate_for_balance_in_range`
+and :func:`apply_balance_moves`) moves vertices out of overloaded parts into adjacent parts
 with room. When every adjacent part is full, :func:`balance_along_paths`
 moves weight along a shortest path of adjacent parts, one vertex per hop,
 to a part with room: each part on the way gives a vertex and takes one, so
@@ -27,56 +28,6 @@ def _helps(vwgt, pw, maxw, v, p):
         if pw[p, c] > maxw[p, c] and vwgt[v, c] > 0:
             return True
     return False
-
-
-@njit(cache=True)
-def rebalance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds, far):
-    """Move vertices out of overloaded parts until every part meets ``maxw``.
-
-    Each round rates every vertex of an overloaded part by the cut change of
-    its best move to an adjacent part with room (with ``far``, when there
-    is none, to the part with the most room anywhere, which costs cut) and
-    makes the moves best-first while the source is still overloaded and
-    the target still has room. Without ``far`` only the boundary can move:
-    the rounds rate a list of the boundary vertices and the neighbours of
-    every vertex moved, not the whole graph.
-
-    Returns
-    -------
-    bool
-        True when the partition is balanced at the end.
-    """
-    n = xadj.size - 1
-    cand_to = np.empty(n, dtype=np.int64)
-    key = np.empty(n, dtype=np.int64)
-    first = np.arange(n) if far else boundary_vertices(xadj, adjncy, part)
-    vertices = np.empty(n, dtype=np.int64)
-    vertices[:first.size] = first
-    listed = np.zeros(n, dtype=np.bool_)
-    listed[first] = True
-    nv = first.size
-    items, keys, pos, size = new_heap(n)
-    for _ in range(max_rounds):
-        if not any_overloaded(pw, maxw):
-            return True
-        rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key,
-                                  np.int64(0), nv)
-        moved, nv = apply_balance_moves(xadj, adjncy, vwgt, part, pw, maxw, cand_to, key, vertices, nv, listed,
-                                        items, keys, pos, size)
-        if moved <= 0:
-            return False
-    return not any_overloaded(pw, maxw)
-
-
-def balance_candidates(n, first):
-    """The vertices :func:`rebalance` rates, to start with ``first``: ``(vertices, listed, nv)``, a list
-    ``vertices[:nv]`` with room for all ``n`` vertices and ``listed[v]`` true for those in it (numpy, no
-    kernel to compile)."""
-    vertices = np.empty(n, dtype=np.int64)
-    vertices[:first.size] = first
-    listed = np.zeros(n, dtype=np.bool_)
-    listed[first] = True
-    return vertices, listed, first.size
 
 
 #: Vertices moved per hop of a path in one go: a path moves up to this many vertices across each boundary.
@@ -291,7 +242,7 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
 
 @njit(cache=True)
 def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
-    """:func:`rebalance`'s rating of ``v``: ``(target, key)``, target -1 when ``v`` does not move."""
+    """:func:`refinement.rebalance`'s rating of ``v``: ``(target, key)``, target -1 when ``v`` does not move."""
     k = pw.shape[0]
     own = part[v]
     if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
@@ -332,7 +283,7 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
 
 
 def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key, nchunks=None):
-    """One round's ratings of :func:`rebalance` for ``vertices``, in ``nchunks`` ranges in parallel (default:
+    """One round's ratings of :func:`refinement.rebalance` for ``vertices``, in ``nchunks`` ranges in parallel (default:
     the threads in effect): ``cand_to[v]`` and ``key[v]`` for every ``v`` of ``vertices``, with
     ``cand_to[v] = -1`` where ``v`` does not move."""
     run_ranges(rate_for_balance_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key),
@@ -354,7 +305,7 @@ def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v
 @njit(cache=True)
 def apply_balance_moves(xadj, adjncy, vwgt, part, pw, maxw, cand_to, key, vertices, nv, listed, items, keys, pos,
                         size):
-    """One round's moves of :func:`rebalance` from the ratings of ``vertices[:nv]``, best first; the
+    """One round's moves of :func:`refinement.rebalance` from the ratings of ``vertices[:nv]``, best first; the
     neighbours of every vertex moved join the list. Returns ``(moved, nv)``: the number moved, or -1 when
     no vertex was rated (``items, keys, pos, size``: an empty heap, left so), and the new list length."""
     for i in range(nv):
