@@ -13,7 +13,7 @@ from partkit.metrics import edge_cut, max_part_weights, part_weights
 from partkit.multilevel import partition, run
 from partkit.multilevel.context import PRESET_OVERRIDES, Context, preset
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths
-from partkit.multilevel.refinement import rebalance
+from partkit.multilevel.refinement import balance, rebalance
 
 
 # ------------------------------------------------------------ presets
@@ -113,6 +113,17 @@ def test_path_balancer_moves_weight_through_a_full_part():
     assert np.array_equal(pw, part_weights(g, part, 3)) and np.all(pw <= maxw)
     # five vertices cross two boundaries: far moves from part 0 to part 2 would cut about 20 more edges
     assert edge_cut(g, part) <= before + 10
+
+
+def test_balance_without_paths_leaves_what_adjacent_moves_cannot_place():
+    g = grid2d(10, 30)  # as above: part 1, between the overloaded part 0 and part 2, is full
+    part = np.repeat(np.array([0, 1, 2]), [105, 100, 95]).astype(np.int64)
+    maxw = np.full((3, 1), 100, dtype=np.int64)
+    ctx = preset("default").refinement
+    pw = part_weights(g, part, 3)
+    assert not balance(g, part, pw, maxw, ctx, paths=False)
+    assert pw[0, 0] == 105 and np.array_equal(pw, part_weights(g, part, 3))
+    assert balance(g, part, pw, maxw, ctx) and np.all(part_weights(g, part, 3) <= maxw)
 
 
 @pytest.mark.parametrize("k", [16, 64])

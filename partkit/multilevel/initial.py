@@ -20,7 +20,7 @@ from partkit.multilevel.coarsening import coarsen
 from partkit.multilevel.kernels.initial_fm import bisection_tries, fm_refine
 from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
 from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
-from partkit.multilevel.refinement import level_bounds, refine
+from partkit.multilevel.refinement import coarse_paths, level_bounds, refine
 
 
 def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
@@ -66,7 +66,8 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
         run_key = derive(key, run)
         part = recursive_bisection(coarsest, k, bisect, imbalance=eps, seed=run_key, fractions=fractions,
                                    threads=current_threads())
-        refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"))
+        refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"),
+               paths=finest or coarse_paths(bounds, maxw))
         if runs == 1:
             return part
         rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)),
