@@ -17,6 +17,7 @@ import numpy as np
 from partkit import _threads
 from partkit._borrow import borrow
 from partkit._jit import njit
+from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch
 from partkit._threads import current_threads, run_ranges
 
 
@@ -201,6 +202,8 @@ def _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state,
         matched = 0
         kept = 0
         for i in range(nactive):
+            if n > MIN_VERTICES and i + 2 * AHEAD < nactive:
+                prefetch(proposal, proposal[active[i + 2 * AHEAD]])
             v = active[i]
             u = proposal[v]
             if u >= 0 and proposal[u] == v:
@@ -230,7 +233,12 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
     uniform = state[_UNIFORM] != 0
     # borrowed views: no reference counting per call of _fits (partkit._borrow)
     vwgt, maxvw = borrow(vwgt), borrow(maxvw)
+    fetch = xadj.size > MIN_VERTICES
     for i in range(lo, hi):
+        if fetch and i + AHEAD < hi:  # the neighbours' matching: read at random
+            ahead = active[i + AHEAD]
+            for e in range(xadj[ahead], xadj[ahead + 1]):
+                prefetch(match, adjncy[e])
         v = active[i]
         best = -1
         best_w = -1

@@ -15,6 +15,7 @@ import numpy as np
 from partkit._borrow import borrow
 from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set
 from partkit._jit import njit
+from partkit._prefetch import prefetch_adjacency
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex
 
@@ -42,6 +43,7 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
     pw, maxw = borrow(pw), borrow(maxw)
     for idx in range(lo, hi):
+        prefetch_adjacency(xadj, adjncy, adjwgt, part, candidates, idx, hi)
         v = candidates[idx]
         if xadj[v + 1] - xadj[v] > degree_limit:  # a hub: not rated
             targets[idx] = -1

@@ -11,6 +11,7 @@ import numpy as np
 from partkit import _threads
 from partkit._borrow import borrow
 from partkit._jit import njit
+from partkit._prefetch import prefetch_adjacency
 from partkit._lists import append_neighbours
 from partkit._threads import current_threads, run_ranges
 
@@ -302,6 +303,7 @@ def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants, lo, hi)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
     pw, maxw = borrow(pw), borrow(maxw)
     for idx in range(lo, hi):
+        prefetch_adjacency(xadj, adjncy, adjwgt, part, current, idx, hi)
         v = current[idx]
         target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
         wants[idx] = _lp_accepts(vwgt, part, pw, v, target, gain)

@@ -1,0 +1,75 @@
+"""Software prefetch: ask the CPU to bring an array element into the cache before it is read.
+
+A loop that reaches memory through an index it has just read (a vertex's
+partner, then its adjacency) waits for each miss in turn; touching the
+addresses some iterations ahead lets the misses overlap. A prefetch never
+faults, so an index past the end is harmless.
+
+Only graphs of more than :data:`MIN_VERTICES` vertices are prefetched: on
+smaller ones the arrays read at random stay in the cache and the prefetch
+loops only cost instructions (about 8 % of the time of a 2^15-vertex
+Delaunay mesh at k = 8).
+"""
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+from partkit._jit import njit
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Prefetch element ``index`` of the contiguous ``array`` (flat index) for reading.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from partkit._jit import njit
+    >>> @njit
+    ... def total(a):
+    ...     s = 0
+    ...     for i in range(a.size):
+    ...         prefetch(a, i + 8)  # eight ahead, past the end at the last ones: harmless
+    ...         s += a[i]
+    ...     return s
+    >>> int(total(np.arange(10)))
+    45
+    """
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(array)(context, builder, value=args[0]).data
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch")
+        address = builder.bitcast(builder.gep(data, [args[1]]), i8p)
+        builder.call(fn, [address, i32(0), i32(3), i32(1)])  # read, keep in all levels, data cache
+        return context.get_dummy_value()
+
+    return types.void(array, types.intp), codegen
+
+
+#: Graphs with at most this many vertices are not prefetched (their vertex arrays fit in a core's cache).
+MIN_VERTICES = 1 << 16
+
+#: How many iterations ahead a loop prefetches the last read of a chain (a vertex's neighbours' parts);
+#: the reads that lead to it go twice (the adjacency) and four times (the ``xadj`` entry) as far ahead.
+AHEAD = 4
+
+
+@njit(cache=True, inline="always")
+def prefetch_adjacency(xadj, adjncy, adjwgt, part, vertices, i, end):
+    """In a loop over ``vertices[i]`` (``i < end``) in random order: prefetch, along one chain of reads,
+    what the iterations ahead of ``i`` will read of their vertex, its adjacency and its neighbours' parts."""
+    if xadj.size > MIN_VERTICES:
+        if i + 4 * AHEAD < end:
+            prefetch(xadj, vertices[i + 4 * AHEAD])
+        if i + 2 * AHEAD < end:
+            start = xadj[vertices[i + 2 * AHEAD]]
+            prefetch(adjncy, start)
+            prefetch(adjwgt, start)
+        if i + AHEAD < end:
+            v = vertices[i + AHEAD]
+            for e in range(xadj[v], xadj[v + 1]):
+                prefetch(part, adjncy[e])
