@@ -65,7 +65,11 @@ class Graph:
             self.vwgt = np.ones((n, 1), dtype=WEIGHT_DTYPE)
         else:
             vw = _as_int_array(vwgt, "vertex weights", name)
-            self.vwgt = vw.reshape(n, -1) if vw.ndim == 1 else vw
+            if vw.ndim == 1:
+                if vw.size % n if n else vw.size:
+                    raise InputError(f"{name}: {vw.size} vertex weights for {n} vertices")
+                vw = vw.reshape(n, vw.size // n if n else 1)
+            self.vwgt = vw
         if adjwgt is None:
             self.adjwgt = np.ones(self.adjncy.size, dtype=WEIGHT_DTYPE)
         else:
@@ -112,8 +116,16 @@ class Graph:
         return f"Graph(name={self.name!r}, n={self.n}, m={self.m}, ncon={self.ncon}{coords})"
 
     # ------------------------------------------------------------- validation
-    def validate(self) -> None:
+    def validate(self, *, adjacency=True) -> None:
         """Check the CSR structure and weights.
+
+        Parameters
+        ----------
+        adjacency : bool, default True
+            Also check that every edge is listed once from each end, with
+            the same weight, and that there is no self loop (O(n + m), a
+            compiled kernel). Constructors that build the lists that way
+            (:meth:`from_edges`) skip it.
 
         Raises
         ------
@@ -148,6 +160,8 @@ class Graph:
             raise InputError(f"{name}: coordinates must have shape (n, d) with n={n}")
         check_weight_sums(name, self.vwgt, "vertex weights")
         check_weight_sums(name, self.adjwgt, "edge weights")
+        if not adjacency:
+            return
         code, u, v = _adjacency_defect(xadj, adjncy, self.adjwgt)
         if code == _SELF_LOOP:
             raise InputError(f"{name}: self loop at vertex {u + 1} (1-based)")
@@ -248,8 +262,10 @@ class Graph:
         a = sp.csr_matrix((np.concatenate([w, w]), (r, c)), shape=(n, n))
         a.sum_duplicates()
         a.sort_indices()
-        return cls(a.indptr.astype(INDEX_DTYPE), a.indices.astype(INDEX_DTYPE), vwgt=vwgt,
-                   adjwgt=a.data.astype(WEIGHT_DTYPE), coords=coords, name=name)
+        graph = cls(a.indptr.astype(INDEX_DTYPE), a.indices.astype(INDEX_DTYPE), vwgt=vwgt,
+                    adjwgt=a.data.astype(WEIGHT_DTYPE), coords=coords, name=name, validate=False)
+        graph.validate(adjacency=False)  # both directions of every edge, merged, no self loop: symmetric
+        return graph
 
     # ------------------------------------------------------------- exporters
     def to_scipy(self) -> sp.csr_matrix:

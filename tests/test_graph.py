@@ -14,6 +14,17 @@ def test_from_edges_builds_symmetric_csr():
     assert (g.to_scipy() != g.to_scipy().T).nnz == 0
 
 
+def test_from_edges_merges_duplicates_and_still_checks_values():
+    g = Graph.from_edges(3, [(0, 1), (1, 0), (1, 2)], weights=[2, 3, 1])
+    assert g.to_scipy().toarray().tolist() == [[0, 5, 0], [5, 0, 1], [0, 1, 0]]
+    with pytest.raises(InputError, match="negative edge weight"):
+        Graph.from_edges(3, [(0, 1), (1, 2)], weights=[1, -1])
+    with pytest.raises(InputError, match="vertex weights for"):
+        Graph.from_edges(3, [(0, 1)], vwgt=[1, 1])
+    with pytest.raises(InputError, match="self loop"):
+        Graph.from_edges(3, [(1, 1)])
+
+
 def test_from_scipy_symmetrises_and_drops_diagonal():
     a = sp.csr_matrix(np.array([[5.0, 2.0, 0.0], [0.0, 1.0, 0.0], [-4.0, 0.0, 3.0]]))
     g = Graph.from_scipy(a)
