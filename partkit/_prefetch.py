@@ -24,17 +24,20 @@ def prefetch(typingctx, array, index):
 
     Examples
     --------
+    A sum over ``values[order[i]]`` that fetches the entry four steps ahead:
+
     >>> import numpy as np
     >>> from partkit._jit import njit
     >>> @njit
-    ... def total(a):
+    ... def gathered_sum(values, order):
     ...     s = 0
-    ...     for i in range(a.size):
-    ...         prefetch(a, i + 8)  # eight ahead, past the end at the last ones: harmless
-    ...         s += a[i]
+    ...     for i in range(order.size):
+    ...         if i + 4 < order.size:
+    ...             prefetch(values, order[i + 4])
+    ...         s += values[order[i]]
     ...     return s
-    >>> int(total(np.arange(10)))
-    45
+    >>> int(gathered_sum(np.arange(10), np.array([9, 3, 5, 0, 2, 2, 7])))
+    28
     """
 
     def codegen(context, builder, signature, args):
