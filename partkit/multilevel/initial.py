@@ -4,10 +4,12 @@ Every bisection (:func:`multilevel_bisection`) is itself multilevel: the
 subgraph is coarsened to about ``bisection_coarsest`` vertices, split by
 the best of several breadth-first grown starts refined by 2-way FM
 (:func:`best_grown_bisection`), and refined by 2-way FM
-on every level back up. The first, largest splits shape the whole
-partition, so a bisection gets tries in proportion to its share of the
-weight. ``runs`` recursive bisections are made and refined k-way; the best
-(balanced first, then lowest cut) is kept.
+on every level back up. A bisection gets tries in proportion to its share
+of the weight, and at least ``min_tries`` (by default every bisection gets
+as many: a try costs about the same at every depth, see
+:class:`~partkit.multilevel.context.InitialContext`). ``runs`` recursive
+bisections are made and refined k-way; the best (balanced first, then
+lowest cut) is kept.
 """
 
 from __future__ import annotations
@@ -119,17 +121,28 @@ def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tri
     Returns
     -------
     int64 array of 0/1
+
+    Notes
+    -----
+    The coarse levels of the bisection use the relaxed bound of
+    :func:`partkit.multilevel.refinement.level_bounds` (a side may weigh
+    its perfect share plus the heaviest vertex of the level, less one),
+    as the k-way levels do; only the input level is held to the exact
+    bound. Coarse vertices weigh up to ``1.5 / bisection_coarsest`` of the
+    total, more than a deep bisection's share of ε: an exact bound there
+    leaves the grown starts overweight and their FM passes spend their
+    moves on balance instead of the cut.
     """
     hierarchy = coarsen(graph, coarsening, init.bisection_coarsest, derive(key, "coarsen"))
     maxw = bisection_bounds(graph.total_vertex_weight(), fraction0, imbalance)
     coarse = hierarchy.coarsest
     target = int(round(fraction0 * int(coarse.total_vertex_weight()[0])))
     starts = integers(derive(key, "starts"), coarse.n, tries)
-    part = best_grown_bisection(coarse, maxw, target, starts, derive(key, "tries"), init.start_fm_passes,
-                                max(init.min_bad_moves, coarse.n // 4))
+    part = best_grown_bisection(coarse, level_bounds(coarse, maxw, not len(hierarchy)), target, starts,
+                                derive(key, "tries"), init.start_fm_passes, max(init.min_bad_moves, coarse.n // 4))
     for depth in range(len(hierarchy) - 1, -1, -1):
         fine, cmap = hierarchy.levels[depth]
         part = part[cmap]
-        fm_refine(fine.xadj, fine.adjncy, fine.adjwgt, fine.vwgt, part, maxw, init.level_fm_passes,
-                  max(init.min_bad_moves, fine.n // 50), derive(key, "level", depth))
+        fm_refine(fine.xadj, fine.adjncy, fine.adjwgt, fine.vwgt, part, level_bounds(fine, maxw, depth == 0),
+                  init.level_fm_passes, max(init.min_bad_moves, fine.n // 50), derive(key, "level", depth))
     return part
