@@ -4,12 +4,10 @@ Every bisection (:func:`multilevel_bisection`) is itself multilevel: the
 subgraph is coarsened to about ``bisection_coarsest`` vertices, split by
 the best of several breadth-first grown starts refined by 2-way FM
 (:func:`best_grown_bisection`), and refined by 2-way FM
-on every level back up. A bisection gets tries in proportion to its share
-of the weight, and at least ``min_tries`` (by default every bisection gets
-as many: a try costs about the same at every depth, see
-:class:`~partkit.multilevel.context.InitialContext`). ``runs`` recursive
-bisections are made and refined k-way; the best (balanced first, then
-lowest cut) is kept.
+on every level back up. The first, largest splits shape the whole
+partition, so a bisection gets tries in proportion to its share of the
+weight, and at least ``min_tries``. ``runs`` recursive bisections are made
+and refined k-way; the best (balanced first, then lowest cut) is kept.
 """
 
 from __future__ import annotations
