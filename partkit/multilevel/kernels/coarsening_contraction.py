@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from partkit._borrow import borrow
 from partkit._jit import njit
 from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch
 from partkit._threads import chunk_count, run_ranges
@@ -113,6 +114,9 @@ def _contract_chunks(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, o
     """Build the ranges ``lo .. hi - 1`` of coarse vertices of :func:`contract_ranges`, range ``r`` (coarse
     vertices ``bounds[r] .. bounds[r + 1] - 1``) into the stretch from ``offsets[r]`` on; ``ends[r]`` gets
     the end of that stretch."""
+    # borrowed views: no reference counting per call of the inlined prefetch (partkit._borrow)
+    xadj, adjncy, adjwgt, vwgt, cmap = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(cmap)
+    start, members = borrow(start), borrow(members)
     for r in range(lo, hi):
         ends[r] = _contract_stretch(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds[r], bounds[r + 1],
                                     offsets[r], cxadj, cadjncy, cadjwgt, cvwgt)

@@ -17,7 +17,7 @@ import numpy as np
 from partkit import _threads
 from partkit._borrow import borrow
 from partkit._jit import njit
-from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch
+from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch, prefetch_adjacency
 from partkit._threads import current_threads, run_ranges
 
 
@@ -231,14 +231,13 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
     check_fit = state[_CHECK_FIT] != 0
     check_group = state[_CHECK_GROUP] != 0
     uniform = state[_UNIFORM] != 0
-    # borrowed views: no reference counting per call of _fits (partkit._borrow)
+    # borrowed views: no reference counting per call of _fits and of the prefetch (partkit._borrow)
     vwgt, maxvw = borrow(vwgt), borrow(maxvw)
+    xadj, adjncy, adjwgt, match, active = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(match), borrow(active)
     fetch = xadj.size > MIN_VERTICES
     for i in range(lo, hi):
-        if fetch and i + AHEAD < hi:  # the neighbours' matching: read at random
-            ahead = active[i + AHEAD]
-            for e in range(xadj[ahead], xadj[ahead + 1]):
-                prefetch(match, adjncy[e])
+        if fetch:  # the neighbours' matching is read at random
+            prefetch_adjacency(xadj, adjncy, adjwgt, match, active, i, hi)
         v = active[i]
         best = -1
         best_w = -1

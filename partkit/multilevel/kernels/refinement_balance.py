@@ -16,7 +16,7 @@ from partkit._borrow import borrow
 from partkit._heap import heap_pop, heap_set, new_heap
 from partkit._jit import njit
 from partkit._lists import append_neighbours
-from partkit._prefetch import prefetch_adjacency
+from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
                                                         on_boundary, overloaded)
@@ -297,9 +297,11 @@ def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v
     conn = np.zeros(pw.shape[0], dtype=np.int64)
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw = borrow(pw), borrow(maxw)
+    pw, maxw, vertices = borrow(pw), borrow(maxw), borrow(vertices)
+    fetch = xadj.size > MIN_VERTICES
     for i in range(lo, hi):
-        prefetch_adjacency(xadj, adjncy, adjwgt, part, vertices, i, hi)
+        if fetch:
+            prefetch_adjacency(xadj, adjncy, adjwgt, part, vertices, i, hi)
         v = vertices[i]
         cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
 

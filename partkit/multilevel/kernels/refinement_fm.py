@@ -15,7 +15,7 @@ import numpy as np
 from partkit._borrow import borrow
 from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_set
 from partkit._jit import njit
-from partkit._prefetch import prefetch_adjacency
+from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex
 
@@ -41,9 +41,11 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
     touched = np.empty(k, dtype=np.int64)
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw = borrow(pw), borrow(maxw)
+    pw, maxw, candidates = borrow(pw), borrow(maxw), borrow(candidates)
+    fetch = xadj.size > MIN_VERTICES
     for idx in range(lo, hi):
-        prefetch_adjacency(xadj, adjncy, adjwgt, part, candidates, idx, hi)
+        if fetch:
+            prefetch_adjacency(xadj, adjncy, adjwgt, part, candidates, idx, hi)
         v = candidates[idx]
         if xadj[v + 1] - xadj[v] > degree_limit:  # a hub: not rated
             targets[idx] = -1

@@ -11,7 +11,7 @@ import numpy as np
 from partkit import _threads
 from partkit._borrow import borrow
 from partkit._jit import njit
-from partkit._prefetch import prefetch_adjacency
+from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._lists import append_neighbours
 from partkit._threads import current_threads, run_ranges
 
@@ -301,9 +301,11 @@ def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants, lo, hi)
     touched = np.empty(k, dtype=np.int64)
     # borrowed views: no reference counting per call of best_move (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw = borrow(pw), borrow(maxw)
+    pw, maxw, current = borrow(pw), borrow(maxw), borrow(current)
+    fetch = xadj.size > MIN_VERTICES
     for idx in range(lo, hi):
-        prefetch_adjacency(xadj, adjncy, adjwgt, part, current, idx, hi)
+        if fetch:
+            prefetch_adjacency(xadj, adjncy, adjwgt, part, current, idx, hi)
         v = current[idx]
         target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
         wants[idx] = _lp_accepts(vwgt, part, pw, v, target, gain)
