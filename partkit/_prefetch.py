@@ -62,15 +62,16 @@ def prefetch(typingctx, array, index):
 MIN_VERTICES = 1 << 16
 
 #: How many iterations ahead a loop prefetches the last read of a chain (an entry per neighbour);
-#: the reads that lead to it go twice (the adjacency) and four times (the ``xadj`` entry) as far ahead.
+#: the reads that lead to it go twice (the adjacency and weights) and four times (the ``xadj`` entry)
+#: as far ahead.
 AHEAD = 4
 
 
 @njit(cache=True, inline="always")
-def prefetch_adjacency(xadj, adjncy, adjwgt, per_vertex, vertices, i, end):
+def prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, per_vertex, vertices, i, end):
     """In a loop over ``vertices[i]`` (``i < end``) in random order: prefetch, along one chain of reads,
-    what the iterations ahead of ``i`` will read of their vertex, its adjacency and the entries of
-    ``per_vertex`` (the parts, the matching, ...) at its neighbours. Call it only on graphs of more than
+    what the iterations ahead of ``i`` will read of their vertex (its ``xadj`` entry, then its adjacency
+    and weights), and the entries of ``per_vertex`` (the parts, the matching, ...) at its neighbours. Call it only on graphs of more than
     :data:`MIN_VERTICES` vertices, testing that before the loop."""
     if i + 4 * AHEAD < end:
         prefetch(xadj, vertices[i + 4 * AHEAD])
@@ -78,6 +79,7 @@ def prefetch_adjacency(xadj, adjncy, adjwgt, per_vertex, vertices, i, end):
         start = xadj[vertices[i + 2 * AHEAD]]
         prefetch(adjncy, start)
         prefetch(adjwgt, start)
+        prefetch(vwgt, vertices[i + 2 * AHEAD] * vwgt.shape[1])
     if i + AHEAD < end:
         v = vertices[i + AHEAD]
         for e in range(xadj[v], xadj[v + 1]):

@@ -4,7 +4,7 @@ import numpy as np
 
 from partkit._borrow import borrow
 from partkit._jit import njit
-from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch
+from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._threads import chunk_count, run_ranges
 
 #: Coarse vertices whose members have at most this many edges in total merge
@@ -123,28 +123,6 @@ def _contract_chunks(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, o
 
 
 @njit(cache=True, inline="always")
-def _prefetch_members(xadj, adjncy, adjwgt, vwgt, cmap, start, members, c, last_c):
-    """Prefetch, along one chain of reads, what the coarse vertices after ``c`` will read: the members'
-    ``xadj`` entries, then their adjacency and weights, then their neighbours' coarse ids."""
-    ahead = c + 4 * AHEAD
-    if ahead < last_c:
-        for i in range(start[ahead], start[ahead + 1]):
-            prefetch(xadj, members[i])
-    ahead = c + 2 * AHEAD
-    if ahead < last_c:
-        for i in range(start[ahead], start[ahead + 1]):
-            prefetch(adjncy, xadj[members[i]])
-            prefetch(adjwgt, xadj[members[i]])
-            prefetch(vwgt, members[i] * vwgt.shape[1])
-    ahead = c + AHEAD
-    if ahead < last_c:
-        for i in range(start[ahead], start[ahead + 1]):
-            v = members[i]
-            for e in range(xadj[v], xadj[v + 1]):
-                prefetch(cmap, adjncy[e])
-
-
-@njit(cache=True, inline="always")
 def _contract_stretch(xadj, adjncy, adjwgt, vwgt, cmap, start, members, first_c, last_c, offset, cxadj, cadjncy,
                       cadjwgt, cvwgt):
     """Build coarse vertices ``first_c .. last_c - 1`` from position ``offset`` on; returns the end."""
@@ -152,13 +130,14 @@ def _contract_stretch(xadj, adjncy, adjwgt, vwgt, cmap, start, members, first_c,
     ncon = vwgt.shape[1]
     mark = np.full(nc, -1, dtype=np.int64)
     fetch = xadj.size > MIN_VERTICES
+    last_member = start[last_c]
     pos = offset
     for c in range(first_c, last_c):
-        if fetch:  # members' adjacency is scattered over memory: fetch what coarse vertices ahead will read
-            _prefetch_members(xadj, adjncy, adjwgt, vwgt, cmap, start, members, c, last_c)
         first = pos
         degree = 0
         for i in range(start[c], start[c + 1]):
+            if fetch:  # the members' adjacency is scattered over memory, their neighbours' coarse ids too
+                prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, cmap, members, i, last_member)
             v = members[i]
             degree += xadj[v + 1] - xadj[v]
         # short lists are searched directly: no random access to the marker array

@@ -237,7 +237,7 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
     fetch = xadj.size > MIN_VERTICES
     for i in range(lo, hi):
         if fetch:  # the neighbours' matching is read at random
-            prefetch_adjacency(xadj, adjncy, adjwgt, match, active, i, hi)
+            prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, match, active, i, hi)
         v = active[i]
         best = -1
         best_w = -1

@@ -301,7 +301,7 @@ def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v
     fetch = xadj.size > MIN_VERTICES
     for i in range(lo, hi):
         if fetch:
-            prefetch_adjacency(xadj, adjncy, adjwgt, part, vertices, i, hi)
+            prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, part, vertices, i, hi)
         v = vertices[i]
         cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
 

@@ -45,7 +45,7 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
     fetch = xadj.size > MIN_VERTICES
     for idx in range(lo, hi):
         if fetch:
-            prefetch_adjacency(xadj, adjncy, adjwgt, part, candidates, idx, hi)
+            prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, part, candidates, idx, hi)
         v = candidates[idx]
         if xadj[v + 1] - xadj[v] > degree_limit:  # a hub: not rated
             targets[idx] = -1

@@ -305,7 +305,7 @@ def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants, lo, hi)
     fetch = xadj.size > MIN_VERTICES
     for idx in range(lo, hi):
         if fetch:
-            prefetch_adjacency(xadj, adjncy, adjwgt, part, current, idx, hi)
+            prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, part, current, idx, hi)
         v = current[idx]
         target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
         wants[idx] = _lp_accepts(vwgt, part, pw, v, target, gain)
