@@ -226,10 +226,9 @@ def balance(graph, part, pw, maxw, ctx, paths=True):
         True when every part meets ``maxw``.
     """
     g = graph
-    args = (g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw)
     if rebalance(g, part, pw, maxw, ctx.balance_rounds, False) or not paths:
         return not np.any(pw > maxw)
-    return (balance_along_paths(*args, 10 * ctx.balance_rounds)
+    return (balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, 10 * ctx.balance_rounds)
             or rebalance(g, part, pw, maxw, ctx.balance_rounds, True))
 
 

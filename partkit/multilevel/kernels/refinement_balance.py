@@ -13,7 +13,7 @@ are the last resort.
 import numpy as np
 
 from partkit._borrow import borrow
-from partkit._heap import heap_pop, heap_set, new_heap
+from partkit._heap import heap_pop, heap_set
 from partkit._jit import njit
 from partkit._lists import append_neighbours
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
