@@ -36,7 +36,6 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import functools
 import numbers
 import os
 import threading
@@ -81,50 +80,39 @@ def resolve_threads(threads=None):
     return max(1, min(threads, max_threads()))
 
 
-@contextlib.contextmanager
 def using_threads(threads=None):
     """Run the body with the thread count of the calling Python thread set to ``resolve_threads(threads)``;
     yields that count.
 
-    The previous count is restored on exit. BLAS libraries are limited to
-    one thread for the duration when ``threadpoolctl`` is installed (the
-    engine itself calls no BLAS routine).
+    The previous count is restored on exit. The engine calls no BLAS
+    routine, so BLAS thread pools are left alone (limiting them through
+    ``threadpoolctl`` cost about 1.2 ms per call).
     """
-    n = resolve_threads(threads)
-    with _counting(n), _blas_limited():
-        yield n
+    return _Counting(resolve_threads(threads))
 
 
-@contextlib.contextmanager
-def _counting(n):
-    previous = getattr(_local, "threads", None)
-    _local.threads = n
-    try:
-        yield
-    finally:
-        _local.threads = previous
+class _Counting:
+    """The thread count of the calling Python thread set to ``n`` for the body (a class, not a generator:
+    the engine enters one per level, and a generator-based context manager costs microseconds)."""
+
+    __slots__ = ("n", "previous")
+
+    def __init__(self, n):
+        self.n = n
+
+    def __enter__(self):
+        self.previous = getattr(_local, "threads", None)
+        _local.threads = self.n
+        return self.n
+
+    def __exit__(self, *exc):
+        _local.threads = self.previous
 
 
 def single_threaded():
     """Make one the thread count of the calling Python thread (for example, as the initializer of a pool
     whose threads each run a sub-problem)."""
     _local.threads = 1
-
-
-def _blas_limited():
-    limits = _threadpool_limits()
-    return contextlib.nullcontext() if limits is None else limits(1, user_api="blas")
-
-
-@functools.lru_cache(maxsize=None)
-def _threadpool_limits():
-    """``threadpoolctl.threadpool_limits``, or None when it is not installed (looked up once: a failed
-    import searches the whole path again every time)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return None
-    return threadpool_limits
 
 
 def info():
@@ -165,17 +153,15 @@ def keep_freed_memory():
 PARALLEL_MIN_WORK = 1 << 17
 
 
-@contextlib.contextmanager
 def for_work(work):
     """Run the body on one thread when ``work`` is below :data:`PARALLEL_MIN_WORK`, else unchanged.
 
     Results do not depend on the thread count, so this only changes the time.
     """
-    if work >= PARALLEL_MIN_WORK:
-        yield
-        return
-    with _counting(1):
-        yield
+    return _UNCHANGED if work >= PARALLEL_MIN_WORK else _Counting(1)
+
+
+_UNCHANGED = contextlib.nullcontext()
 
 
 def current_threads():
