@@ -119,7 +119,7 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths):
     k = maxw.shape[0]
     g = graph
     pw = part_weights(g.vwgt, part, k)
-    for name in ctx.bisection_algorithms if k == 2 else ctx.algorithms:
+    for name in _algorithms(ctx, k):
         if name == "balance":
             if np.any(pw > maxw):
                 balance(g, part, pw, maxw, ctx, paths)
@@ -142,6 +142,17 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths):
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
             kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, npasses, max_bad,
                     fm_degree_limit(g.xadj, ctx), shuffle)
+
+
+def _algorithms(ctx, k):
+    """The refinement algorithms of a level with ``k`` parts (a bisection has a list of its own)."""
+    return ctx.bisection_algorithms if k == 2 else ctx.algorithms
+
+
+def _starts_from_boundary(ctx, k):
+    """Whether an algorithm of the level starts from the boundary vertices (label propagation, k-way FM);
+    the balancer and 2-way FM find the vertices they move themselves."""
+    return any(name == "lp" or (name == "fm" and k > 2) for name in _algorithms(ctx, k))
 
 
 def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad, degree_limit, shuffle=None):
@@ -290,17 +301,19 @@ def even_out(graph, part, k, ctx):
 def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
     """Project ``part`` from the coarsest graph of ``hierarchy`` and refine it on every finer level."""
     coarse = hierarchy.coarsest
+    from_boundary = _starts_from_boundary(ctx, maxw.shape[0])
     for depth in range(len(hierarchy) - 1, -1, -1):
         fine, cmap = hierarchy.levels[depth]
         if say is not None:
             say(f"refining level {depth}: {fine.n} vertices")
-        # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
-        on_boundary = np.zeros(coarse.n, dtype=bool)
-        with for_work(coarse.n + coarse.adjncy.size):
-            on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part)] = True
+        candidates = None
+        if from_boundary:  # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
+            on_boundary = np.zeros(coarse.n, dtype=bool)
+            with for_work(coarse.n + coarse.adjncy.size):
+                on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part)] = True
+            candidates = np.flatnonzero(on_boundary[cmap])
         part = part[cmap]
         bounds = level_bounds(fine, maxw, depth == 0)
-        refine(fine, part, bounds, ctx, derive(key, depth), np.flatnonzero(on_boundary[cmap]),
-               paths=depth == 0 or coarse_paths(bounds, maxw))
+        refine(fine, part, bounds, ctx, derive(key, depth), candidates, paths=depth == 0 or coarse_paths(bounds, maxw))
         coarse = fine
     return part
