@@ -244,6 +244,19 @@ def test_4elt_k8_beats_metis_reference(shared_data):
         assert edge_cut(g, part) < 668  # METIS 5 at 3% (../shared/data/README.md)
 
 
+@pytest.mark.parametrize("k,seeds,bound", [(8, 8, 766), (64, 4, 3475)])
+def test_rgg_mean_cut_with_eight_starts_per_bisection(shared_data, k, seeds, bound):
+    # the cut of the random geometric graph is decided by the initial bisections; with at least 4 grown starts
+    # each the mean over these seeds was 774.0 (k = 8) and 3530.8 (k = 64), with 8: 759.1 and 3424.3
+    g = read_graph(shared_data / "rgg_n_2_15_s0.graph")
+    cuts = []
+    for seed in range(seeds):
+        part = multilevel.partition(g, k, seed=seed)
+        _check(g, part, k)
+        cuts.append(edge_cut(g, part))
+    assert np.mean(cuts) < bound
+
+
 @pytest.mark.parametrize("name,k", [("rgg_n_2_15_s0.graph", 64), ("power.graph", 8), ("bcsstk13.mtx", 8)])
 def test_shared_graphs_valid_and_balanced(shared_data, name, k):
     g = read_graph(shared_data / name)
