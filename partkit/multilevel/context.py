@@ -122,9 +122,10 @@ class InitialContext:
         783 on average at k = 8 (worst 846 instead of 876) and 3423
         instead of 3539 at k = 64. Over the 9 graphs of ``tools/sweep.py``
         (k in {2, 8, 64}, ε in {0.03, 0.001}, seeds 0-1) the cut fell by
-        0.9 % for 2.9 to 4.4 % more time (two sweeps; the cost is at k = 64,
-        where the initial partitioning takes about half of the time on this
-        graph: 14 % more there, none at k = 8).
+        0.9 % for 2.9 to 4.4 % more time (two sweeps); on the random
+        geometric graph (one thread, best of 6) 0.3 % more at k = 2, 4.4 %
+        at k = 8 and 5.5 % at k = 64, where the initial partitioning takes
+        about half of the time.
     start_fm_passes : int
         2-way FM passes refining each grown start.
     level_fm_passes : int
