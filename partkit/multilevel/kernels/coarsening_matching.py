@@ -238,10 +238,13 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
     # borrowed views: no reference counting per call of _fits and of the prefetch (partkit._borrow)
     vwgt, maxvw = borrow(vwgt), borrow(maxvw)
     xadj, adjncy, adjwgt, match, active = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(match), borrow(active)
+    vsum = borrow(vsum)
     fetch = xadj.size > MIN_VERTICES
     for i in range(lo, hi):
         if fetch:  # the neighbours' matching is read at random
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, match, active, i, hi)
+            if not uniform:  # ... and their weights (the tie-break), on levels of unequal weights
+                prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, vsum, active, i, hi)
         v = active[i]
         kept = proposal[v]
         if kept >= 0 and match[kept] < 0:
