@@ -7,7 +7,7 @@ import pytest
 
 from partkit._random import derive, integers, permutation
 from partkit.errors import InputError
-from partkit.generators import delaunay, grid2d
+from partkit.generators import delaunay, grid2d, grid3d
 from partkit.graph import Graph
 from partkit.metrics import edge_cut, max_part_weights, part_weights
 from partkit.multilevel import partition, run
@@ -98,6 +98,28 @@ def test_zero_imbalance_gives_parts_of_floor_or_ceil_size(graph, k):
     assert sizes.max() == -(-graph.n // k) and sizes.min() == graph.n // k
     # exact balance costs little cut against 3%
     assert edge_cut(graph, part) <= 1.15 * edge_cut(graph, partition(graph, k, imbalance=0.03, seed=0)) + 5
+
+
+@pytest.mark.parametrize("k,bound", [(2, 700), (8, 2500)])
+def test_zero_imbalance_on_a_grid_is_worked_at_the_working_imbalance(k, bound):
+    # at the final bound every part is full and the k-way moves find almost none: worked at ε = 0 throughout,
+    # the 24^3 grid cut 880.5 (k = 2, the optimum is the plane, 576) and 2919 (k = 8) over seeds 0-3
+    g = grid3d(24, 24, 24)
+    cuts = []
+    for seed in range(4):
+        part = partition(g, k, imbalance=0.0, seed=seed)
+        assert np.all(np.bincount(part, minlength=k) == g.n // k)
+        cuts.append(edge_cut(g, part))
+    assert np.mean(cuts) < bound
+
+
+def test_working_imbalance_zero_works_at_the_final_bound():
+    g = delaunay(3000, seed=1)
+    ctx = dataclasses.replace(preset(), working_imbalance=0.0)
+    maxw = max_part_weights(g, 4, 0.0)
+    part = run(g, 4, maxw, 0.0, ctx, 0)
+    assert np.all(part_weights(g, part, 4) <= maxw)
+    assert not np.array_equal(part, partition(g, 4, imbalance=0.0, seed=0))  # the default works at 0.003
 
 
 def test_path_balancer_moves_weight_through_a_full_part():

@@ -116,6 +116,43 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
 def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     """The engine on an explicit bound ``maxw`` (k, ncon) and :class:`Context` ``ctx``.
 
+    An ``imbalance`` below ``ctx.working_imbalance`` is worked to at that
+    one (:func:`working_bounds`), and ``maxw`` is restored on the input
+    graph at the end by the refinement at ``maxw``; with ``imbalance`` 0 and
+    equal bounds the parts are then evened out to ``floor`` or ``ceil`` of
+    the average (:func:`partkit.multilevel.refinement.even_out`).
+    """
+    if k == 1 or graph.n == 0:
+        return np.zeros(graph.n, dtype=np.int64)
+    working = max(imbalance, ctx.working_imbalance)
+    loose = working_bounds(graph, maxw, working) if working > imbalance else maxw
+    part = _run(graph, k, loose, working, ctx, seed, say)
+    if loose is not maxw and np.any(part_weights(graph.vwgt, part, k) > maxw):
+        refine(graph, part, maxw, ctx.refinement, derive(seed, "final"))  # back to the final bound
+    if imbalance == 0 and np.all(maxw == maxw[0]):
+        even_out(graph, part, k, ctx.refinement)
+    return part
+
+
+def working_bounds(graph, maxw, imbalance):
+    """``maxw`` raised to the bound of ``imbalance``: each part's perfect share (``maxw`` scaled to the
+    total weight) times ``1 + imbalance``, rounded down.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from partkit.generators import grid2d
+    >>> working_bounds(grid2d(10, 100), np.array([[500], [500]]), 0.003).ravel().tolist()
+    [501, 501]
+    """
+    perfect = maxw * graph.total_vertex_weight() / np.maximum(maxw.sum(axis=0), 1)
+    return np.maximum(maxw, np.floor((1.0 + imbalance) * perfect + 1e-9).astype(np.int64))
+
+
+def _run(graph, k, maxw, imbalance, ctx, seed, say):
+    """The engine on ``maxw`` and ``imbalance``: components first when the input is disconnected, else the
+    runs and V-cycles of the context.
+
     Unless the input has isolated vertices (then it is disconnected for
     sure and its components are searched first), the first run's hierarchy
     is built before anything else: its coarsest graph is connected exactly
@@ -123,8 +160,6 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     vertices with each other), so only a disconnected input pays for a
     search of the fine graph.
     """
-    if k == 1 or graph.n == 0:
-        return np.zeros(graph.n, dtype=np.int64)
     isolated = graph.has_isolated_vertices()
     hierarchy = None if isolated else _hierarchy(graph, maxw, imbalance, ctx, derive(seed, "run", 0), say)
     part = None
@@ -141,8 +176,6 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
         pw = part_weights(graph.vwgt, part, k)
         if np.any(pw > maxw):  # small components that fitted nowhere around the core
             balance(graph, part, pw, maxw, ctx.refinement)
-    if imbalance == 0 and np.all(maxw == maxw[0]):
-        even_out(graph, part, k, ctx.refinement)
     return part
 
 
