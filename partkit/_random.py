@@ -114,8 +114,10 @@ def derive(seed, *labels):
     int
         A key in ``[0, 2**63)``, accepted by every kernel as int64.
     """
-    text = repr((int(seed),) + tuple(label if isinstance(label, str) else int(label) for label in labels))
-    digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+    path = [int(seed)]
+    for label in labels:
+        path.append(label if isinstance(label, str) else int(label))
+    digest = hashlib.blake2b(repr(tuple(path)).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") & _KEY_MASK
 
 

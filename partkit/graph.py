@@ -101,7 +101,8 @@ class Graph:
 
     def has_isolated_vertices(self) -> bool:
         """Whether some vertex has no neighbour (then the graph is disconnected, or a single vertex)."""
-        return self.n > 0 and int(self.degrees().min()) == 0
+        xadj = self.xadj
+        return bool((xadj[1:] == xadj[:-1]).any())
 
     def edge_sources(self) -> np.ndarray:
         """The vertex each adjacency entry starts from: ``adjncy[i]`` is a neighbour of ``edge_sources()[i]``."""

@@ -312,14 +312,15 @@ def preset(name="default", **overrides):
 
 
 def _override(ctx, key, value):
+    """``ctx`` with ``key`` set to ``value`` (``ctx`` itself when it has that value already)."""
     stage, _, name = key.rpartition(".")
     if not stage:
         _check_field(ctx, name)
-        return replace(ctx, **{name: value})
+        return ctx if getattr(ctx, name) == value else replace(ctx, **{name: value})
     _check_field(ctx, stage)
     sub = getattr(ctx, stage)
     _check_field(sub, name)
-    return replace(ctx, **{stage: replace(sub, **{name: value})})
+    return ctx if getattr(sub, name) == value else replace(ctx, **{stage: replace(sub, **{name: value})})
 
 
 def _check_field(obj, name):

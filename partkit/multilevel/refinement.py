@@ -63,8 +63,9 @@ def level_bounds(graph, maxw, finest):
     """
     if finest or graph.n == 0:
         return maxw
-    perfect = -(-maxw * graph.total_vertex_weight() // np.maximum(maxw.sum(axis=0), 1))
-    return np.maximum(maxw, perfect + np.maximum(graph.vwgt.max(axis=0) - 1, 0))
+    vwgt = graph.vwgt
+    perfect = -(-maxw * vwgt.sum(axis=0) // np.maximum(maxw.sum(axis=0), 1))
+    return np.maximum(maxw, perfect + np.maximum(vwgt.max(axis=0) - 1, 0))
 
 
 def coarse_paths(bounds, maxw):
@@ -89,7 +90,7 @@ def coarse_paths(bounds, maxw):
     >>> coarse_paths(np.array([[52], [52]]), np.array([[52], [52]]))
     False
     """
-    return bool(np.any(bounds > maxw))
+    return bool((bounds > maxw).any())
 
 
 def refine(graph, part, maxw, ctx, key, candidates=None, paths=True):
@@ -121,7 +122,7 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths):
     pw = part_weights(g.vwgt, part, k)
     for name in _algorithms(ctx, k):
         if name == "balance":
-            if np.any(pw > maxw):
+            if (pw > maxw).any():
                 balance(g, part, pw, maxw, ctx, paths)
                 candidates = None
             continue
