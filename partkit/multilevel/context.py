@@ -120,9 +120,11 @@ class InitialContext:
         the one of 32768 vertices (ε = 0.03, seeds 0-23) 8 starts instead
         of 4 (with ``min_bad_moves`` 40 instead of 50) cut 770 instead of
         783 on average at k = 8 (worst 846 instead of 876) and 3423
-        instead of 3539 at k = 64. Over the 9 graphs of ``tools/sweep.py``
-        (k in {2, 8, 64}, ε in {0.03, 0.001}, seeds 0-1) the cut fell by
-        0.9 % for 2.9 to 4.4 % more time (two sweeps); on the random
+        instead of 3539 at k = 64. Over 9 graphs (the five shared inputs,
+        Delaunay meshes of 2^15 and 2^17 vertices, a tetrahedral mesh of
+        2^17 and a Barabási-Albert graph of 60 000; k in {2, 8, 64}, ε in
+        {0.03, 0.001}, seeds 0-1) the cut fell by 0.9 % for 2.9 to 4.4 %
+        more time (two sweeps); on the random
         geometric graph (one thread, best of 6) 0.3 % more at k = 2, 4.4 %
         at k = 8 and 5.5 % at k = 64, where the initial partitioning takes
         about half of the time.
