@@ -135,8 +135,8 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
 
 
 def working_bounds(graph, maxw, imbalance):
-    """``maxw`` raised to the bound of ``imbalance``: each part's perfect share (``maxw`` scaled to the
-    total weight) times ``1 + imbalance``, rounded down.
+    """``maxw`` raised to the bound of ``imbalance`` (:func:`partkit.metrics.weight_bounds`) for parts
+    whose shares of the total weight are those of ``maxw``.
 
     Examples
     --------
@@ -145,8 +145,8 @@ def working_bounds(graph, maxw, imbalance):
     >>> working_bounds(grid2d(10, 100), np.array([[500], [500]]), 0.003).ravel().tolist()
     [501, 501]
     """
-    perfect = maxw * graph.total_vertex_weight() / np.maximum(maxw.sum(axis=0), 1)
-    return np.maximum(maxw, np.floor((1.0 + imbalance) * perfect + 1e-9).astype(np.int64))
+    shares = maxw / np.maximum(maxw.sum(axis=0), 1)
+    return np.maximum(maxw, weight_bounds(graph.total_vertex_weight(), shares, imbalance))
 
 
 def _run(graph, k, maxw, imbalance, ctx, seed, say):
