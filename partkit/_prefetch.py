@@ -71,8 +71,8 @@ AHEAD = 4
 def prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, per_vertex, vertices, i, end):
     """In a loop over ``vertices[i]`` (``i < end``) in random order: prefetch, along one chain of reads,
     what the iterations ahead of ``i`` will read of their vertex (its ``xadj`` entry, then its adjacency
-    and weights), and the entries of ``per_vertex`` (the parts, the matching, ...) at its neighbours. Call it only on graphs of more than
-    :data:`MIN_VERTICES` vertices, testing that before the loop."""
+    and weights), and the entries of ``per_vertex`` (the parts, the matching, ...) at its neighbours.
+    Call it only on graphs of more than :data:`MIN_VERTICES` vertices, testing that before the loop."""
     if i + 4 * AHEAD < end:
         prefetch(xadj, vertices[i + 4 * AHEAD])
     if i + 2 * AHEAD < end:
@@ -80,6 +80,13 @@ def prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, per_vertex, vertices, i, end)
         prefetch(adjncy, start)
         prefetch(adjwgt, start)
         prefetch(vwgt, vertices[i + 2 * AHEAD] * vwgt.shape[1])
+    prefetch_neighbours(xadj, adjncy, per_vertex, vertices, i, end)
+
+
+@njit(cache=True, inline="always")
+def prefetch_neighbours(xadj, adjncy, per_vertex, vertices, i, end):
+    """The last link of :func:`prefetch_adjacency`'s chain alone: the entries of ``per_vertex`` at the
+    neighbours of ``vertices[i + AHEAD]``, for a loop that reads a second per-vertex array there."""
     if i + AHEAD < end:
         v = vertices[i + AHEAD]
         for e in range(xadj[v], xadj[v + 1]):

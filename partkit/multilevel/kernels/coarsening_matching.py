@@ -17,7 +17,7 @@ import numpy as np
 from partkit import _threads
 from partkit._borrow import borrow
 from partkit._jit import njit
-from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch, prefetch_adjacency
+from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch, prefetch_adjacency, prefetch_neighbours
 from partkit._threads import current_threads, run_ranges
 
 
@@ -244,7 +244,7 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
         if fetch:  # the neighbours' matching is read at random
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, match, active, i, hi)
             if not uniform:  # ... and their weights (the tie-break), on levels of unequal weights
-                prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, vsum, active, i, hi)
+                prefetch_neighbours(xadj, adjncy, vsum, active, i, hi)
         v = active[i]
         kept = proposal[v]
         if kept >= 0 and match[kept] < 0:
