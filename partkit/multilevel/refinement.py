@@ -41,7 +41,7 @@ from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, 
                                                           parallel_rate_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
-                                                        part_weights)
+                                                        part_weights, relaxed_bounds)
 
 
 def level_bounds(graph, maxw, finest):
@@ -63,9 +63,7 @@ def level_bounds(graph, maxw, finest):
     """
     if finest or graph.n == 0:
         return maxw
-    vwgt = graph.vwgt
-    perfect = -(-maxw * vwgt.sum(axis=0) // np.maximum(maxw.sum(axis=0), 1))
-    return np.maximum(maxw, perfect + np.maximum(vwgt.max(axis=0) - 1, 0))
+    return relaxed_bounds(graph.vwgt, maxw)
 
 
 def coarse_paths(bounds, maxw):

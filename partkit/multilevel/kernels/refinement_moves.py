@@ -164,6 +164,30 @@ def part_weights(vwgt, part, k):
 
 
 @njit(cache=True)
+def relaxed_bounds(vwgt, maxw):
+    """``maxw`` raised, per constraint, to every part's perfect share of the weight of ``vwgt`` (its bound
+    scaled to that total, rounded up) plus the heaviest vertex less one: the bound of a coarse level
+    (:func:`partkit.multilevel.refinement.level_bounds`), in one pass over the weights."""
+    n, ncon = vwgt.shape
+    k = maxw.shape[0]
+    out = np.empty_like(maxw)
+    for c in range(ncon):
+        total = 0
+        heaviest = 0
+        for v in range(n):
+            total += vwgt[v, c]
+            heaviest = max(heaviest, vwgt[v, c])
+        bound_sum = 0
+        for p in range(k):
+            bound_sum += maxw[p, c]
+        bound_sum = max(bound_sum, 1)
+        for p in range(k):
+            perfect = -(-maxw[p, c] * total // bound_sum)
+            out[p, c] = max(maxw[p, c], perfect + max(heaviest - 1, 0))
+    return out
+
+
+@njit(cache=True)
 def edge_cut(xadj, adjncy, adjwgt, part):
     """Total weight of the edges between different parts."""
     cut = 0
