@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from partkit.errors import InputError
 
@@ -297,19 +298,25 @@ def preset(name="default", **overrides):
     """
     if name not in PRESET_OVERRIDES:
         raise InputError(f"multilevel: preset must be one of {', '.join(PRESETS)}, got {name!r}")
-    changes = dict(PRESET_OVERRIDES[name])
+    ctx = _preset_context(name)
     for key, value in overrides.items():
         if key == "coarsening":
             if value not in COARSENINGS:
                 raise InputError(f"multilevel: coarsening must be one of {', '.join(COARSENINGS)}, got {value!r}")
             key = "coarsening.algorithm"
-        changes[key.replace("__", ".")] = value
-    ctx = Context()
-    for key, value in changes.items():
-        ctx = _override(ctx, key, value)
+        ctx = _override(ctx, key.replace("__", "."), value)
     unknown = set(ctx.refinement.algorithms + ctx.refinement.bisection_algorithms) - set(REFINEMENTS)
     if unknown:
         raise InputError(f"multilevel: unknown refinement {sorted(unknown)}; available: {', '.join(REFINEMENTS)}")
+    return ctx
+
+
+@cache
+def _preset_context(name):
+    """The :class:`Context` of preset ``name`` without further overrides, built once (it is frozen)."""
+    ctx = Context()
+    for key, value in PRESET_OVERRIDES[name].items():
+        ctx = _override(ctx, key, value)
     return ctx
 
 
