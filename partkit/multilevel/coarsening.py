@@ -34,7 +34,8 @@ from partkit.graph import Graph
 from partkit.multilevel.kernels.coarsening_clustering import (parallel_label_propagation_clustering,
                                                               sampled_transitivity)
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
-from partkit.multilevel.kernels.coarsening_matching import group_isolated, parallel_matching, two_hop_matching
+from partkit.multilevel.kernels.coarsening_matching import (group_isolated, pair_labels, parallel_matching,
+                                                            two_hop_matching)
 from partkit.multilevel.recursive import split_graph
 
 
@@ -176,10 +177,11 @@ def coarse_map(g, maxvw, group, ctx, clustering, key):
     if not clustering:
         match = parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, derive(key, "matching"),
                                   ctx.matching_rounds)
-        single = int(np.count_nonzero(match == np.arange(g.n)))
-        if single > ctx.two_hop_share * g.n:
-            two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order.get(), group, match)
-        cmap, nc = _compact(g, np.minimum(match, np.arange(g.n)), maxvw, order, group)
+        labels, single = pair_labels(match)
+        if (single > ctx.two_hop_share * g.n
+                and two_hop_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order.get(), group, match)):
+            labels, _ = pair_labels(match)
+        cmap, nc = _compact(g, labels, maxvw, order, group)
         if nc <= ctx.cluster_fallback * g.n:
             return cmap, nc
     labels = parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order.get(), group,

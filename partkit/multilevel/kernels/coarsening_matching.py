@@ -21,7 +21,6 @@ from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch, prefetch_adjacency,
 from partkit._threads import current_threads, run_ranges
 
 
-
 @njit(cache=True)
 def _fits(vwgt, u, v, maxvw):
     for c in range(vwgt.shape[1]):
@@ -63,6 +62,21 @@ def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
         else:
             pending[hub] = v
     return pairs
+
+
+@njit(cache=True)
+def pair_labels(match):
+    """The cluster label of every vertex of a matching, the lower id of its pair (its own id when it is
+    single), and the number of single vertices: ``(labels, singles)``."""
+    n = match.size
+    labels = np.empty(n, dtype=np.int64)
+    singles = 0
+    for v in range(n):
+        u = match[v]
+        labels[v] = min(u, v)
+        if u == v:
+            singles += 1
+    return labels, singles
 
 
 @njit(cache=True)
