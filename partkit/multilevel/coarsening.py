@@ -149,7 +149,8 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, 
     """
     total = graph.total_vertex_weight()
     maxvw = np.maximum(np.ceil(1.5 * total / max(coarsest_size, 1)), 1).astype(np.int64)
-    group = np.zeros(graph.n, dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
+    grouped = group is not None
+    group = np.asarray(group, dtype=np.int64) if grouped else np.zeros(graph.n, dtype=np.int64)
     clustering = uses_clustering(graph, ctx)
     if clustering and cluster_weight is not None:
         maxvw = np.maximum(maxvw, cluster_weight)
@@ -162,8 +163,11 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, 
                 break
             cxadj, cadjncy, cadjwgt, cvwgt = contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
         coarse = Graph(cxadj, cadjncy, cvwgt, cadjwgt, name=graph.name, validate=False)
-        coarse_group = np.empty(nc, dtype=np.int64)
-        coarse_group[cmap] = group
+        if grouped:
+            coarse_group = np.empty(nc, dtype=np.int64)
+            coarse_group[cmap] = group
+        else:  # one group: the coarse graph's is a prefix of the zeros
+            coarse_group = group[:nc]
         levels.append((g, cmap))
         g, group = coarse, coarse_group
         if say is not None:
