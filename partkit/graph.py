@@ -101,8 +101,7 @@ class Graph:
 
     def has_isolated_vertices(self) -> bool:
         """Whether some vertex has no neighbour (then the graph is disconnected, or a single vertex)."""
-        xadj = self.xadj
-        return bool((xadj[1:] == xadj[:-1]).any())
+        return _has_empty_list(self.xadj)
 
     def edge_sources(self) -> np.ndarray:
         """The vertex each adjacency entry starts from: ``adjncy[i]`` is a neighbour of ``edge_sources()[i]``."""
@@ -343,6 +342,15 @@ def check_weight_sums(name, weights, what):
     if max(totals) >= 2**63:
         raise InputError(f"{name}: the {what} sum to {max(totals)}, beyond the 64-bit range "
                          f"(at most {2**63 - 1}); scale them down")
+
+
+@njit(cache=True)
+def _has_empty_list(xadj):
+    """Whether some vertex of the CSR offsets ``xadj`` has no neighbour (one pass, stops at the first)."""
+    for v in range(xadj.size - 1):
+        if xadj[v + 1] == xadj[v]:
+            return True
+    return False
 
 
 _SELF_LOOP, _DUPLICATE, _ASYMMETRIC, _COUNTS = 1, 2, 3, 4
