@@ -107,8 +107,7 @@ def uses_clustering(graph, ctx):
         return ctx.algorithm == "clustering"
     if graph.n <= 1000 or graph.m == 0:
         return False
-    degrees = graph.degrees()
-    if float(degrees.max()) > ctx.skew * float(degrees.mean()):
+    if float(graph.degrees().max()) > ctx.skew * (graph.adjncy.size / graph.n):  # the mean degree
         return True
     step = max(ctx.triangle_step, graph.n // ctx.triangle_sample)
     return sampled_transitivity(graph.xadj, graph.adjncy, step, ctx.triangle_neighbours) > ctx.triangle_share
