@@ -167,7 +167,7 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         """The two halves of a bisected sub-problem."""
         sub, ids, kk, offset = task
         k0 = kk // 2
-        eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].mean(axis=0), kk)
+        eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].sum(axis=0) / kk, kk)  # the mean
         if fractions is not None:  # unequal targets: the lighter side's shortfall is held to eps of its target
             fraction0 = bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
             eps *= min(fraction0, 1.0 - fraction0) / max(fraction0, 1.0 - fraction0, 1e-12)
