@@ -127,9 +127,9 @@ def run(graph, k, maxw, imbalance, ctx, seed, say=None):
     working = max(imbalance, ctx.working_imbalance)
     loose = working_bounds(graph, maxw, working) if working > imbalance else maxw
     part = _run(graph, k, loose, working, ctx, seed, say)
-    if loose is not maxw and np.any(part_weights(graph.vwgt, part, k) > maxw):
+    if loose is not maxw and (part_weights(graph.vwgt, part, k) > maxw).any():
         refine(graph, part, maxw, ctx.refinement, derive(seed, "final"))  # back to the final bound
-    if imbalance == 0 and np.all(maxw == maxw[0]):
+    if imbalance == 0 and (maxw == maxw[0]).all():
         even_out(graph, part, k, ctx.refinement)
     return part
 

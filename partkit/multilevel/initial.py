@@ -50,7 +50,7 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     total = float(coarsest.total_vertex_weight().sum())
     bounds = level_bounds(coarsest, maxw, finest)
     # unequal bounds (target part weights): every bisection splits in proportion to its parts' bounds
-    fractions = None if np.all(maxw == maxw[0]) else maxw[:, 0] / max(int(maxw[:, 0].sum()), 1)
+    fractions = None if (maxw == maxw[0]).all() else maxw[:, 0] / max(int(maxw[:, 0].sum()), 1)
     # the bisections may use the relaxed bound of the level, and at least the share of ε
     average = coarsest.total_vertex_weight() / k if fractions is None else \
         np.outer(fractions, coarsest.total_vertex_weight())

@@ -237,7 +237,7 @@ def balance(graph, part, pw, maxw, ctx, paths=True):
     """
     g = graph
     if rebalance(g, part, pw, maxw, ctx.balance_rounds, False) or not paths:
-        return not np.any(pw > maxw)
+        return not (pw > maxw).any()
     return (balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, 10 * ctx.balance_rounds)
             or rebalance(g, part, pw, maxw, ctx.balance_rounds, True))
 
@@ -260,7 +260,7 @@ def rebalance(g, part, pw, maxw, rounds, far):
     key = np.empty(g.n, dtype=np.int64)
     items, keys, pos, size = new_heap(g.n)
     for _ in range(rounds):
-        if not np.any(pw > maxw):
+        if not (pw > maxw).any():
             return True
         parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, far, vertices[:nv], cand_to,
                                   key)
@@ -268,7 +268,7 @@ def rebalance(g, part, pw, maxw, rounds, far):
                                         items, keys, pos, size)
         if moved <= 0:
             return False
-    return not np.any(pw > maxw)
+    return not (pw > maxw).any()
 
 
 def _balance_candidates(n, first):
@@ -290,11 +290,11 @@ def even_out(graph, part, k, ctx):
     floor or the ceiling when the vertices have unit weights.
     """
     g = graph
-    floor = np.tile(g.total_vertex_weight() // k, (k, 1))
+    floor = g.total_vertex_weight() // k
     pw = part_weights(g.vwgt, part, k)
-    if np.all(pw >= floor):
+    if (pw >= floor).all():
         return
-    balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, floor, 10 * ctx.balance_rounds)
+    balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, np.tile(floor, (k, 1)), 10 * ctx.balance_rounds)
 
 
 def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
