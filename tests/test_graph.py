@@ -72,6 +72,15 @@ def test_multi_constraint_weights_and_subgraph():
     assert sub.vwgt.tolist() == [[2, 3], [4, 5], [6, 7]]
 
 
+@pytest.mark.parametrize("n, edges, isolated", [
+    (0, [], False), (1, [], True), (2, [(0, 1)], False),
+    (4, [(1, 2), (2, 3)], True), (4, [(0, 1), (1, 2)], True), (4, [(0, 1), (2, 3)], False),
+    (5, [(0, 1), (3, 4)], True),
+])
+def test_isolated_vertices_anywhere(n, edges, isolated):
+    assert Graph.from_edges(n, np.array(edges, dtype=np.int64).reshape(-1, 2)).has_isolated_vertices() is isolated
+
+
 def test_generators():
     g = grid2d(4, 3)
     assert (g.n, g.m) == (12, 17)

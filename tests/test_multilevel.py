@@ -321,6 +321,9 @@ def test_coarse_levels_relax_the_bound_only_beyond_epsilon():
     assert level_bounds(g, np.array([[60], [60]]), True).ravel().tolist() == [60, 60]
     unequal = level_bounds(g, np.array([[36], [84]]), False).ravel().tolist()  # perfect 30 and 70
     assert unequal == [79, 119]
+    # per constraint: the second (total 4, heaviest 3) gives perfect shares ceil(2 * 4 / 5) = 2, ceil(3 * 4 / 5) = 3
+    two = Graph.from_edges(4, np.array([[0, 1], [1, 2], [2, 3]]), vwgt=np.array([[30, 1], [10, 0], [10, 0], [50, 3]]))
+    assert level_bounds(two, np.array([[60, 2], [60, 3]]), False).tolist() == [[99, 4], [99, 5]]
 
 
 # ------------------------------------------------------------ sparse, tree-like graphs
