@@ -101,7 +101,7 @@ class Graph:
 
     def has_isolated_vertices(self) -> bool:
         """Whether some vertex has no neighbour (then the graph is disconnected, or a single vertex)."""
-        return _has_empty_list(self.xadj)
+        return has_empty_list(self.xadj)
 
     def edge_sources(self) -> np.ndarray:
         """The vertex each adjacency entry starts from: ``adjncy[i]`` is a neighbour of ``edge_sources()[i]``."""
@@ -345,7 +345,7 @@ def check_weight_sums(name, weights, what):
 
 
 @njit(cache=True)
-def _has_empty_list(xadj):
+def has_empty_list(xadj):
     """Whether some vertex of the CSR offsets ``xadj`` has no neighbour (one pass, stops at the first)."""
     for v in range(xadj.size - 1):
         if xadj[v + 1] == xadj[v]:

@@ -154,6 +154,32 @@ def test_matching_and_contraction_preserve_weights():
     assert edge_cut(coarse, cpart) == edge_cut(g, cpart[cmap])
 
 
+@pytest.mark.parametrize("case", ["matched", "star", "isolated", "to_cluster", "stalled"])
+def test_one_call_level_is_the_step_of_the_separate_kernels(case):
+    """coarse_level makes a small matched level in one compiled call; the step must be that of
+    coarse_map and contract, whatever its outcome."""
+    from partkit.multilevel.coarsening import coarse_level, coarse_map
+    if case == "star":  # the leaves pair through the hub (two-hop)
+        g = Graph.from_edges(600, [(0, i) for i in range(1, 600)])
+    elif case == "isolated":  # a path and 200 isolated vertices, merged with each other
+        g = Graph.from_edges(900, [(i, i + 1) for i in range(0, 699)])
+    else:
+        g = delaunay(3000, seed=5)
+    # a matching keeps about half of the vertices: clustered instead under a fallback of 0.4, a stall under 0.3
+    ctx = CoarseningContext(cluster_fallback=0.4 if case == "to_cluster" else 0.9,
+                            stall_ratio=0.3 if case == "stalled" else 0.95)
+    maxvw, group = np.array([40], dtype=np.int64), np.zeros(g.n, dtype=np.int64)
+    step = coarse_level(g, maxvw, group, ctx, False, 77)
+    cmap, nc = coarse_map(g, maxvw, group, ctx, False, 77)
+    if case == "stalled":
+        assert step is None and nc > 0.3 * g.n
+        return
+    assert np.array_equal(step[0], cmap) and step[1] == nc
+    assert nc <= (0.4 if case == "to_cluster" else 0.6) * g.n
+    for one_call, separate in zip(step[2], contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)):
+        assert np.array_equal(one_call, separate)
+
+
 def test_matching_respects_groups():
     g = grid2d(10, 10)
     group = (np.arange(g.n) % 10 >= 5).astype(np.int64)

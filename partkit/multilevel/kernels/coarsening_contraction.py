@@ -40,10 +40,22 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks=None):
     """:func:`contract` with ``nchunks`` ranges of coarse vertices (default: the threads in effect,
     :func:`partkit._threads.chunk_count`; the output does not depend on it)."""
     nchunks = chunk_count(nc, nchunks)
+    if nchunks == 1:
+        return contract_one_range(xadj, adjncy, adjwgt, vwgt, cmap, nc)
     start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt = _contract_prepare(xadj, vwgt, cmap, nc, nchunks)
     ends = np.empty(nchunks, dtype=np.int64)
     run_ranges(_contract_chunks, (xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, offsets, cxadj, cadjncy,
                                   cadjwgt, cvwgt, ends), nchunks, nchunks)
+    return _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends)
+
+
+@njit(cache=True)
+def contract_one_range(xadj, adjncy, adjwgt, vwgt, cmap, nc):
+    """:func:`contract_ranges` with one range, in one compiled call (the same coarse graph)."""
+    start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt = _contract_prepare(xadj, vwgt, cmap, nc, 1)
+    ends = np.empty(1, dtype=np.int64)
+    _contract_chunks(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, offsets, cxadj, cadjncy, cadjwgt,
+                     cvwgt, ends, 0, 1)
     return _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends)
 
 
@@ -189,6 +201,7 @@ def compact_labels(labels):
     return cmap, nc
 
 
-#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them; the
+#: contraction that :func:`contract_ranges` makes in one call with one range):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
-PARALLEL_KERNELS = (_contract_chunks,)
+PARALLEL_KERNELS = (_contract_chunks, contract_one_range)

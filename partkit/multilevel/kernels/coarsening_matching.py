@@ -9,7 +9,8 @@ matching to vertices of the same group (the current partition in a V-cycle).
 
 :func:`parallel_matching` matches along locally dominant edges in
 synchronous rounds, in parallel, with the same result for any thread
-count; :func:`two_hop_matching` pairs the vertices it leaves single.
+count; :func:`two_hop_matching` pairs the vertices it leaves single, and
+:func:`matching_map` turns a matching into the coarse vertices.
 """
 
 import numpy as np
@@ -18,7 +19,10 @@ from partkit import _threads
 from partkit._borrow import borrow
 from partkit._jit import njit
 from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch, prefetch_adjacency, prefetch_neighbours
+from partkit._random import fill_permutation
 from partkit._threads import current_threads, run_ranges
+from partkit.graph import has_empty_list
+from partkit.multilevel.kernels.coarsening_contraction import compact_labels
 
 
 @njit(cache=True)
@@ -116,6 +120,44 @@ def group_isolated(xadj, vwgt, maxvw, order, group, labels):
     return merged
 
 
+@njit(cache=True)
+def matching_map(xadj, adjncy, adjwgt, vwgt, maxvw, group, match, order_key, two_hop_share):
+    """The coarse vertices of a matching: ``(cmap, nc)``.
+
+    When more than ``two_hop_share`` of the vertices are single,
+    :func:`two_hop_matching` first pairs them through common neighbours
+    (``match`` is updated in place), visiting the vertices in the random
+    order of stream ``order_key``; then :func:`numbered_clusters`.
+    """
+    n = xadj.size - 1
+    labels, singles = pair_labels(match)
+    order = np.empty(0, dtype=np.int64)
+    if singles > two_hop_share * n:
+        order = np.empty(n, dtype=np.int64)
+        fill_permutation(order, order_key)
+        if two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
+            labels, _ = pair_labels(match)
+    return numbered_clusters(xadj, vwgt, maxvw, group, labels, order, order_key)
+
+
+@njit(cache=True)
+def numbered_clusters(xadj, vwgt, maxvw, group, labels, order, order_key):
+    """Clusters (a representative vertex per vertex, ``labels``) numbered ``0..nc-1``: ``(cmap, nc)``.
+
+    Isolated vertices are merged with each other first
+    (:func:`group_isolated`, ``labels`` updated in place) in ``order``, the
+    random order of stream ``order_key``; ``order`` may be empty, and is
+    then drawn only when the graph has isolated vertices.
+    """
+    n = xadj.size - 1
+    if has_empty_list(xadj):
+        if order.size != n:
+            order = np.empty(n, dtype=np.int64)
+            fill_permutation(order, order_key)
+        group_isolated(xadj, vwgt, maxvw, order, group, labels)
+    return compact_labels(labels)
+
+
 _PHI = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 
@@ -155,7 +197,8 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
     at least :data:`partkit._threads.MIN_RANGE` vertices,
     :func:`partkit._threads.run_ranges`); the rounds and the matching of
     mutual proposals run in :func:`_matching_rounds`, which makes the
-    proposals itself on one thread (one call for the whole matching).
+    proposals itself on one thread; with one range the whole matching is
+    one compiled call (:func:`sequential_matching`).
 
     Returns
     -------
@@ -165,12 +208,9 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
     grain = _threads.MIN_RANGE if nchunks is None else 1
     if nchunks is None:
         nchunks = current_threads()
-    n = xadj.size - 1
-    match = np.full(n, -1, dtype=np.int64)
-    proposal = np.full(n, -1, dtype=np.int64)
-    active = np.arange(n, dtype=np.int64)
-    vsum = np.empty(n, dtype=np.int64)
-    state = np.zeros(_STATE_SIZE, dtype=np.int64)
+    if nchunks == 1:
+        return sequential_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds)
+    match, proposal, active, vsum, state = _matching_arrays(xadj.size - 1)
     args = (xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active)
     while _matching_rounds(*args, max_rounds, nchunks, grain):
         nactive = int(state[_NACTIVE])
@@ -181,6 +221,22 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
 
 # fields of the state of a matching between calls of _matching_rounds
 _ROUND, _NACTIVE, _PROPOSED, _CHECK_FIT, _CHECK_GROUP, _UNIFORM, _STATE_SIZE = range(7)
+
+
+@njit(cache=True)
+def sequential_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds):
+    """:func:`parallel_matching` on one thread, in one compiled call (the same matching)."""
+    match, proposal, active, vsum, state = _matching_arrays(xadj.size - 1)
+    _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,
+                     max_rounds, 1, 1)
+    return match
+
+
+@njit(cache=True)
+def _matching_arrays(n):
+    """The arrays of a matching of ``n`` vertices: ``(match, proposal, active, vsum, state)``."""
+    return (np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64), np.arange(n),
+            np.empty(n, dtype=np.int64), np.zeros(_STATE_SIZE, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -293,6 +349,7 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
         proposal[v] = best
 
 
-#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
+#: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them; the
+#: matching that :func:`parallel_matching` makes in one call at one thread):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
-PARALLEL_KERNELS = (_matching_rounds,)
+PARALLEL_KERNELS = (_matching_rounds, sequential_matching)
