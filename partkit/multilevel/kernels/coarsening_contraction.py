@@ -52,10 +52,12 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks=None):
 @njit(cache=True)
 def contract_one_range(xadj, adjncy, adjwgt, vwgt, cmap, nc):
     """:func:`contract_ranges` with one range, in one compiled call (the same coarse graph)."""
-    start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt = _contract_prepare(xadj, vwgt, cmap, nc, 1)
+    # np.int64, not literals: the kernels' signatures of the calls from Python (a literal compiles them again)
+    zero, one = np.int64(0), np.int64(1)
+    start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt = _contract_prepare(xadj, vwgt, cmap, nc, one)
     ends = np.empty(1, dtype=np.int64)
     _contract_chunks(xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, offsets, cxadj, cadjncy, cadjwgt,
-                     cvwgt, ends, 0, 1)
+                     cvwgt, ends, zero, one)
     return _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends)
 
 

@@ -227,8 +227,9 @@ _ROUND, _NACTIVE, _PROPOSED, _CHECK_FIT, _CHECK_GROUP, _UNIFORM, _STATE_SIZE = r
 def sequential_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds):
     """:func:`parallel_matching` on one thread, in one compiled call (the same matching)."""
     match, proposal, active, vsum, state = _matching_arrays(xadj.size - 1)
+    # np.int64, not literals: the signature of the calls from Python (a literal compiles the rounds again)
     _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,
-                     max_rounds, 1, 1)
+                     max_rounds, np.int64(1), np.int64(1))
     return match
 
 
