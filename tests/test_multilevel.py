@@ -154,30 +154,46 @@ def test_matching_and_contraction_preserve_weights():
     assert edge_cut(coarse, cpart) == edge_cut(g, cpart[cmap])
 
 
-@pytest.mark.parametrize("case", ["matched", "star", "isolated", "to_cluster", "stalled"])
+@pytest.mark.parametrize("case", ["mesh", "star", "isolated"])
 def test_one_call_level_is_the_step_of_the_separate_kernels(case):
-    """coarse_level makes a small matched level in one compiled call; the step must be that of
-    coarse_map and contract, whatever its outcome."""
-    from partkit.multilevel.coarsening import coarse_level, coarse_map
+    """matched_level makes a small matched level in one compiled call; the step must be that of the
+    kernels of a level on several ranges (matching, coarse map, contraction)."""
+    from partkit.multilevel.kernels.coarsening_contraction import contract_ranges
+    from partkit.multilevel.kernels.coarsening_level import matched_level
+    from partkit.multilevel.kernels.coarsening_matching import matching_map
     if case == "star":  # the leaves pair through the hub (two-hop)
         g = Graph.from_edges(600, [(0, i) for i in range(1, 600)])
     elif case == "isolated":  # a path and 200 isolated vertices, merged with each other
         g = Graph.from_edges(900, [(i, i + 1) for i in range(0, 699)])
     else:
         g = delaunay(3000, seed=5)
+    maxvw, group = np.array([40], dtype=np.int64), np.zeros(g.n, dtype=np.int64)
+    cmap, nc, *coarse = matched_level(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, 77, 78, 8, 0.25)
+    match = parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, 78, 8, 2)
+    ranges_cmap, ranges_nc = matching_map(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, match, 77, 0.25)
+    assert np.array_equal(cmap, ranges_cmap) and nc == ranges_nc and nc <= 0.6 * g.n
+    for one_call, ranges in zip(coarse, contract_ranges(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc, 2)):
+        assert np.array_equal(one_call, ranges)
+
+
+@pytest.mark.parametrize("case", ["to_cluster", "stalled"])
+def test_small_matched_level_gives_way_as_a_large_one(case):
+    """A matching that keeps too many vertices gives way to clustering, or stops the coarsening, on the
+    one-call path as well."""
+    from partkit.multilevel.coarsening import coarse_level
+    g = delaunay(3000, seed=5)
     # a matching keeps about half of the vertices: clustered instead under a fallback of 0.4, a stall under 0.3
     ctx = CoarseningContext(cluster_fallback=0.4 if case == "to_cluster" else 0.9,
                             stall_ratio=0.3 if case == "stalled" else 0.95)
     maxvw, group = np.array([40], dtype=np.int64), np.zeros(g.n, dtype=np.int64)
     step = coarse_level(g, maxvw, group, ctx, False, 77)
-    cmap, nc = coarse_map(g, maxvw, group, ctx, False, 77)
     if case == "stalled":
-        assert step is None and nc > 0.3 * g.n
+        assert step is None
         return
-    assert np.array_equal(step[0], cmap) and step[1] == nc
-    assert nc <= (0.4 if case == "to_cluster" else 0.6) * g.n
-    for one_call, separate in zip(step[2], contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)):
-        assert np.array_equal(one_call, separate)
+    clustered = coarse_level(g, maxvw, group, ctx, True, 77)
+    assert step[1] == clustered[1] <= 0.4 * g.n and np.array_equal(step[0], clustered[0])
+    for a, b in zip(step[2], clustered[2]):
+        assert np.array_equal(a, b)
 
 
 def test_matching_respects_groups():

@@ -16,8 +16,8 @@ The map comes from
 and in both cases isolated vertices are merged with each other, as METIS does.
 Matching, clustering and contraction run on the threads in effect
 (:func:`partkit._threads.using_threads`), with the same result for any
-number of them; a level matched on one thread is made by one compiled call
-(:func:`coarse_level`).
+number of them; a level matched on one thread is matched and contracted by
+one compiled call (:func:`matched`).
 
 Coarsening stops at ``coarsest_size`` vertices or when a level shrinks the
 graph by less than ``1 - stall_ratio``. Vertex weights of a coarse vertex
@@ -35,7 +35,7 @@ from partkit.graph import Graph
 from partkit.multilevel.kernels.coarsening_clustering import (parallel_label_propagation_clustering,
                                                               sampled_transitivity)
 from partkit.multilevel.kernels.coarsening_contraction import contract
-from partkit.multilevel.kernels.coarsening_level import MATCHED, STALLED, matched_level
+from partkit.multilevel.kernels.coarsening_level import matched_level
 from partkit.multilevel.kernels.coarsening_matching import matching_map, numbered_clusters, parallel_matching
 from partkit.multilevel.recursive import split_graph
 
@@ -179,36 +179,43 @@ def coarse_level(g, maxvw, group, ctx, clustering, key):
     """One coarsening step of ``g`` and its contraction, ``(cmap, nc, coarse arrays)``, or None when the
     step keeps more than ``ctx.stall_ratio`` of the vertices (coarsening stops).
 
-    A level matched below :data:`partkit._threads.PARALLEL_MIN_WORK` runs
-    on one thread anyway and is made by one compiled call
-    (:func:`kernels.coarsening_level.matched_level`, the same step): about
-    10 us less per level, 8 % of a partition of jagmesh7 (1 138 vertices)
-    at k = 2.
+    A matching that keeps more than ``ctx.cluster_fallback`` of the
+    vertices gives way to label-propagation clustering (:func:`matched`).
     """
-    if not clustering and g.n + g.adjncy.size < PARALLEL_MIN_WORK:
-        status, cmap, nc, *coarse = matched_level(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, key,
-                                                  derive(key, "matching"), ctx.matching_rounds, ctx.two_hop_share,
-                                                  ctx.cluster_fallback, ctx.stall_ratio)
-        if status == MATCHED:
-            return cmap, nc, coarse
-        if status == STALLED:
-            return None
-        clustering = True  # the matching shrinks the level too little: cluster it
-    cmap, nc = coarse_map(g, maxvw, group, ctx, clustering, key)
+    coarse = None
+    if not clustering:
+        cmap, nc, coarse = matched(g, maxvw, group, ctx, key)
+        clustering = nc > ctx.cluster_fallback * g.n
+    if clustering:
+        order = permutation(g.n, key)
+        labels = parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group,
+                                                       ctx.cluster_rounds, ctx.cluster_batches)
+        cmap, nc = numbered_clusters(g.xadj, g.vwgt, maxvw, group, labels, order, key)
+        coarse = None
     if nc > ctx.stall_ratio * g.n:
         return None
-    return cmap, nc, contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
+    if coarse is None:
+        coarse = contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
+    return cmap, nc, coarse
 
 
-def coarse_map(g, maxvw, group, ctx, clustering, key):
-    """One coarsening step: ``(cmap, nc)``."""
-    if not clustering:
-        match = parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, derive(key, "matching"),
-                                  ctx.matching_rounds)
-        cmap, nc = matching_map(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, match, key, ctx.two_hop_share)
-        if nc <= ctx.cluster_fallback * g.n:
-            return cmap, nc
-    order = permutation(g.n, key)
-    labels = parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group,
-                                                   ctx.cluster_rounds, ctx.cluster_batches)
-    return numbered_clusters(g.xadj, g.vwgt, maxvw, group, labels, order, key)
+def matched(g, maxvw, group, ctx, key):
+    """The matching of a coarsening step and its coarse map: ``(cmap, nc, coarse)``.
+
+    ``coarse`` holds the arrays of the contracted graph when they were made
+    in the same call, else None. A level below
+    :data:`partkit._threads.PARALLEL_MIN_WORK` runs on one thread anyway,
+    and one compiled call (:func:`kernels.coarsening_level.matched_level`,
+    the same kernels) matches and contracts it: about 10 us less per level,
+    8 % of a partition of jagmesh7 (1 138 vertices) at k = 2. The
+    contraction is wasted on the rare small level whose matching gives way
+    to clustering or stalls the coarsening.
+    """
+    if g.n + g.adjncy.size < PARALLEL_MIN_WORK:
+        cmap, nc, *coarse = matched_level(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, key,
+                                          derive(key, "matching"), ctx.matching_rounds, ctx.two_hop_share)
+        return cmap, nc, coarse
+    match = parallel_matching(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, derive(key, "matching"),
+                              ctx.matching_rounds)
+    cmap, nc = matching_map(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, group, match, key, ctx.two_hop_share)
+    return cmap, nc, None
