@@ -9,7 +9,7 @@ grid3d      64 x 64 x 64 grid, 7-point stencil
 powerlaw    Barabasi-Albert (60 000 vertices, m = 3), R-MAT (scale 16, edge factor 8)
 components  50 000 vertices: 1 699 small trees, paths and cliques (2-50 vertices),
             10 % isolated
-shared      the inputs in ../shared/data (4elt, rgg_n_2_15_s0, power,
+shared      the inputs in data (4elt, rgg_n_2_15_s0, power,
             bcsstk13, jagmesh7)
 ==========  ==============================================================
 
@@ -40,7 +40,7 @@ Examples::
     python benchmarks/compare.py --quick                    # 4elt and delaunay_n15, k=8, seed 0: 1 minute
     python benchmarks/compare.py --classes powerlaw components --seeds 0 --cold none --cli none  # 1.5 min
     python benchmarks/compare.py --classes delaunay2d tet3d grid3d -k 64 256 --eps 0.03
-    python benchmarks/compare.py --classes shared --graphs ../shared/data/4elt.graph --cold none --cli none
+    python benchmarks/compare.py --classes shared --graphs data/4elt.graph --cold none --cli none
     python benchmarks/compare.py --classes delaunay2d tet3d_1m --delaunay 20 -k 64 --eps 0.03 --seeds 0 \
         --threads 1,2 --cold none --cli none                # the threads targets: 1 and 2 threads, Amdahl
 
@@ -72,7 +72,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = ROOT / "data"
 DEFAULT_FILES = ["4elt.graph", "rgg_n_2_15_s0.graph", "power.graph", "bcsstk13.mtx", "jagmesh7.mtx"]
 DEFAULT_DELAUNAY = [15, 17, 20]
 CLASSES = ["delaunay2d", "tet3d", "grid3d", "powerlaw", "components", "shared"]
@@ -615,7 +615,7 @@ def parse_args(argv=None):
                    help=f"input classes to run (default all: {' '.join(CLASSES)}; on request: "
                         f"{' '.join(EXTRA_CLASSES)})")
     p.add_argument("--graphs", nargs="*", default=None,
-                   help="the files of class 'shared' (Matrix Market / METIS; default: inputs in ../shared/data)")
+                   help="the files of class 'shared' (Matrix Market / METIS; default: inputs in data)")
     p.add_argument("--delaunay", nargs="*", type=int, default=None, metavar="XX",
                    help=f"class delaunay2d: the delaunay_nXX graphs (default: {DEFAULT_DELAUNAY})")
     p.add_argument("-k", nargs="+", type=int, default=[2, 8, 64, 256], help="part counts (k <= n/2 only)")

@@ -27,7 +27,7 @@ vertices, 7-point stencil; partkit has no 3D tetrahedral mesh generator).
 Examples::
 
     python benchmarks/distributed.py                         # both graphs, k=64, 4 ranks
-    python benchmarks/distributed.py --graphs ../shared/data/4elt.graph -k 8 --ranks 2
+    python benchmarks/distributed.py --graphs data/4elt.graph -k 8 --ranks 2
 """
 
 from __future__ import annotations

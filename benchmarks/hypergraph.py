@@ -21,7 +21,7 @@ summary gives geometric means of the λ-1 and time ratios of partkit-hg to
 Mt-KaHyPar default, and of the λ-1 ratio to partkit-graph on the
 unsymmetric matrices, next to the issue's targets.
 
-Matrices: ../shared/data (bcsstk13, west0067, jagmesh7, power) and generated
+Matrices: data (bcsstk13, west0067, jagmesh7, power) and generated
 ones: 2D 5-point and 3D 7-point finite-difference stencils, an unsymmetric
 banded random matrix with long-range couplings, and a rectangular one.
 
@@ -46,7 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = ROOT / "data"
 KAHYPAR_INI = Path(__file__).resolve().parent / "km1_kKaHyPar_sea20.ini"
 ALL_TOOLS = ["partkit-hg", "partkit-graph", "metis", "mtkahypar", "mtkahypar-q", "kahypar"]
 TARGETS = {"lambda_vs_mtkahypar": 1.03, "lambda_vs_graph_unsymmetric": 0.85, "time_vs_mtkahypar": 1.0}

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/methods_table.py [--data ../shared/data] [--k 2 8 64] [--json]
+    python benchmarks/methods_table.py [--data data] [--k 2 8 64] [--json]
 
 Prints a Markdown table (one row per method variant, one column per graph
 and k, each cell "cut / seconds"); ``--json`` prints the raw records
@@ -70,7 +70,7 @@ def run(graph, k, method, options):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[1] / "data"))
     parser.add_argument("--k", type=int, nargs="+", default=[2, 8, 64])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

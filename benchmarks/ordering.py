@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = ROOT / "data"
 SHARED_FILES = ["bcsstk13.mtx", "jagmesh7.mtx", "4elt.graph"]
 
 

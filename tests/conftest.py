@@ -1,4 +1,4 @@
-"""Shared fixtures: generated graphs and the optional ../shared/data inputs."""
+"""Shared fixtures: generated graphs and the real inputs shipped in ``data/``."""
 
 from pathlib import Path
 
@@ -6,15 +6,13 @@ import pytest
 
 from partkit.generators import grid2d
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 @pytest.fixture
-def shared_data():
-    """Path of ../shared/data; the test is skipped when it is absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip("../shared/data is not present")
-    return SHARED_DATA
+def data_dir():
+    """Path of the project's ``data/`` folder (real graphs and matrices, malformed files in ``bad/``)."""
+    return DATA
 
 
 @pytest.fixture

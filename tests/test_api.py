@@ -41,11 +41,11 @@ def test_balanced_result_does_not_warn():
         partkit.partition(grid2d(10, 10), 4, "block")
 
 
-def test_metis_method_when_available(shared_data):
+def test_metis_method_when_available(data_dir):
     pytest.importorskip("pymetis")
     from partkit.io import read_graph
 
-    g = read_graph(shared_data / "4elt.graph")
+    g = read_graph(data_dir / "4elt.graph")
     part = partkit.partition(g, 8, "metis", seed=1)
     assert is_balanced(g, part, 8, 0.03)
     assert np.array_equal(part, partkit.partition(g, 8, "metis", seed=1))

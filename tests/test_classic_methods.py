@@ -24,10 +24,10 @@ METIS_4ELT_K2 = 195  # reference cut from ../shared/data/README.md
 _cache = {}
 
 
-def _real(shared_data, name):
+def _real(data_dir, name):
     """A real graph with spectral-layout coordinates added (the files have none)."""
     if name not in _cache:
-        g = read_graph(shared_data / name)
+        g = read_graph(data_dir / name)
         _cache[name] = Graph(g.xadj, g.adjncy, vwgt=g.vwgt, adjwgt=g.adjwgt,
                              coords=spectral_layout(g), name=g.name, validate=False)
     return _cache[name]
@@ -50,8 +50,8 @@ def test_methods_are_registered():
 
 @pytest.mark.parametrize("name", REAL)
 @pytest.mark.parametrize("method", CLASSIC)
-def test_valid_balanced_partition_on_real_graphs(shared_data, name, method):
-    g = _real(shared_data, name)
+def test_valid_balanced_partition_on_real_graphs(data_dir, name, method):
+    g = _real(data_dir, name)
     options = {"max_vertices": g.n, "npasses": 1} if method == "kl" and g.n > 20_000 else {}
     k = 5
     part = _partition(g, k, method, **options)
@@ -67,8 +67,8 @@ def test_valid_balanced_partition_on_real_graphs(shared_data, name, method):
     ("spectral", {"refine": "fm", "multilevel": True}, 1.3),
     ("inertial", {"refine": "fm"}, 1.5),
 ])
-def test_quality_on_4elt_bisection(shared_data, method, options, factor):
-    g = _real(shared_data, "4elt.graph")
+def test_quality_on_4elt_bisection(data_dir, method, options, factor):
+    g = _real(data_dir, "4elt.graph")
     part = _partition(g, 2, method, **options)
     assert edge_cut(g, part) <= factor * METIS_4ELT_K2
 

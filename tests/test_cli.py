@@ -79,8 +79,8 @@ def test_generate_then_partition(tmp_path, capsys):
                  str(tmp_path / "d.xyz"), "--json"]) == 0
 
 
-def test_console_script_shared_bad_files_exit_2(shared_data):
-    for path in sorted((shared_data / "bad").iterdir()):
+def test_console_script_shared_bad_files_exit_2(data_dir):
+    for path in sorted((data_dir / "bad").iterdir()):
         run = subprocess.run([sys.executable, "-m", "partkit", "partition", str(path), "-k", "2",
                               "--method", "block"], capture_output=True, text=True)
         assert run.returncode == 2, path
@@ -88,8 +88,8 @@ def test_console_script_shared_bad_files_exit_2(shared_data):
         assert str(path) in run.stderr
 
 
-def test_console_script_bcsstk13_json(shared_data, tmp_path):
-    run = subprocess.run([sys.executable, "-m", "partkit", "partition", str(shared_data / "bcsstk13.mtx"),
+def test_console_script_bcsstk13_json(data_dir, tmp_path):
+    run = subprocess.run([sys.executable, "-m", "partkit", "partition", str(data_dir / "bcsstk13.mtx"),
                           "-k", "8", "--method", "block", "--json", "-o", str(tmp_path / "b.part")],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr

@@ -17,8 +17,8 @@ def run(capsys, *argv):
 
 
 @pytest.fixture
-def bcsstk13(shared_data):
-    return shared_data / "bcsstk13.mtx"
+def bcsstk13(data_dir):
+    return data_dir / "bcsstk13.mtx"
 
 
 def test_estimate_json_matches_the_library(capsys, bcsstk13, tmp_path):

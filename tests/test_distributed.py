@@ -73,8 +73,8 @@ if comm.rank == 0:
 
 
 @needs_mpi
-def test_read_graph_blocks_equal_the_serial_reader(shared_data):
-    paths = [str(shared_data / name) for name in ("4elt.graph", "bcsstk13.mtx", "west0067.mtx")]
+def test_read_graph_blocks_equal_the_serial_reader(data_dir):
+    paths = [str(data_dir / name) for name in ("4elt.graph", "bcsstk13.mtx", "west0067.mtx")]
     results = json.loads(run_script(3, READ_AND_COMPARE, *paths))
     for path in paths:
         assert results[path]["same"], path

@@ -96,12 +96,12 @@ def test_invalid_arguments():
         estimate(HAND, PART, topology="mesh")
 
 
-def test_metis_on_bcsstk13(shared_data):
+def test_metis_on_bcsstk13(data_dir):
     pytest.importorskip("pymetis")
     from partkit.io import read_matrix
     from partkit.graph import Graph
 
-    a = read_matrix(shared_data / "bcsstk13.mtx")
+    a = read_matrix(data_dir / "bcsstk13.mtx")
     graph = Graph.from_scipy(a)
     part = partition(graph, 8, "metis")
     from_matrix = estimate(a, part, 8, topology="torus2d", ports=2)

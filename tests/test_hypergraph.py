@@ -160,18 +160,18 @@ def test_bad_partitions_are_input_errors():
         Hypergraph(3, [0, 2], [0, 5])
 
 
-def test_real_matrices(shared_data):
+def test_real_matrices(data_dir):
     from partkit.io import read_matrix
 
     # unsymmetric: the symmetrised graph overcounts what y = A x sends
-    a = read_matrix(shared_data / "west0067.mtx")
+    a = read_matrix(data_dir / "west0067.mtx")
     graph = Graph.from_scipy(a)
     part = np.arange(a.shape[0]) * 4 // a.shape[0]
     exact = spmv_communication(a, part).total_words
     assert exact == connectivity_minus_one(Hypergraph.column_net(a), part)
     assert exact < communication_volume(graph, part)[0]
     # symmetric with a full diagonal: both models agree
-    a = read_matrix(shared_data / "bcsstk13.mtx")
+    a = read_matrix(data_dir / "bcsstk13.mtx")
     graph = Graph.from_scipy(a)
     part = np.arange(a.shape[0]) * 8 // a.shape[0]
     comm = spmv_communication(a, part)

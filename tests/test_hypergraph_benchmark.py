@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_hypergraph_benchmark_quick(tmp_path, shared_data):
+def test_hypergraph_benchmark_quick(tmp_path, data_dir):
     pytest.importorskip("pymetis")
     out = tmp_path / "hg.json"
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "hypergraph.py"), "--quick",

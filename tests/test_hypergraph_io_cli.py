@@ -34,8 +34,8 @@ def test_hgr_keeps_empty_nets_and_ignores_trailing_blank_lines(tmp_path):
     assert back.net_ptr.tolist() == [0, 2, 2, 4, 4] and back.pins.tolist() == [0, 1, 1, 2]
 
 
-def test_hgr_reads_comments_and_a_real_matrix_model(tmp_path, shared_data):
-    a = scipy.io.mmread(shared_data / "west0067.mtx").tocsr()
+def test_hgr_reads_comments_and_a_real_matrix_model(tmp_path, data_dir):
+    a = scipy.io.mmread(data_dir / "west0067.mtx").tocsr()
     h = Hypergraph.from_matrix(a)
     path = tmp_path / "w.hgr"
     write_hgr(path, h)

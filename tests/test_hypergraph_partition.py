@@ -49,12 +49,12 @@ def test_stencil_lambda_matches_the_matrix_and_is_small(k):
     assert lam <= {2: 44, 5: 115, 16: 270}[k]
 
 
-def test_beats_the_graph_model_on_an_unsymmetric_matrix(shared_data):
+def test_beats_the_graph_model_on_an_unsymmetric_matrix(data_dir):
     from partkit import Graph
     from partkit import partition as graph_partition
     from partkit.io import read_matrix
 
-    a = read_matrix(shared_data / "west0067.mtx")
+    a = read_matrix(data_dir / "west0067.mtx")
     h = Hypergraph.from_matrix(a, vertex_weights="unit")
     ours = [lambda_minus_one_by_hand(a, partition(h, 8, seed=s), partition(h, 8, seed=s)) for s in range(3)]
     graph = [connectivity_minus_one(h, graph_partition(Graph.from_scipy(a), 8, seed=s)) for s in range(3)]
@@ -85,10 +85,10 @@ def test_same_seed_same_partition_and_seeds_differ():
     assert any(not np.array_equal(first, partition(h, 6, seed=s)) for s in (12, 13))
 
 
-def test_real_matrix_within_epsilon_and_volume_per_part(shared_data):
+def test_real_matrix_within_epsilon_and_volume_per_part(data_dir):
     from partkit.io import read_matrix
 
-    a = read_matrix(shared_data / "bcsstk13.mtx")
+    a = read_matrix(data_dir / "bcsstk13.mtx")
     for weights, eps in (("nnz", 0.03), ("unit", 0.01)):
         h = Hypergraph.from_matrix(a, vertex_weights=weights)
         part = partition(h, 8, imbalance=eps, seed=0)

@@ -104,8 +104,8 @@ def test_binary_and_missing_files(tmp_path):
         read_graph(write(tmp_path, "trunc.mtx.gz", gzip.compress(b"%%MatrixMarket matrix")[:-6], mode="wb"))
 
 
-def test_every_shared_bad_file_is_refused_with_one_line(shared_data):
-    for path in sorted((shared_data / "bad").iterdir()):
+def test_every_shared_bad_file_is_refused_with_one_line(data_dir):
+    for path in sorted((data_dir / "bad").iterdir()):
         with pytest.raises(InputError) as info:
             read_graph(path)
         message = str(info.value)
@@ -167,14 +167,14 @@ def test_metis_write_read_round_trip(tmp_path):
     assert np.array_equal(back.adjncy, g.adjncy) and np.array_equal(back.adjwgt, g.adjwgt)
 
 
-def test_shared_graphs_load(shared_data):
-    g = read_graph(shared_data / "4elt.graph")
+def test_shared_graphs_load(data_dir):
+    g = read_graph(data_dir / "4elt.graph")
     assert (g.n, g.m) == (15606, 45878)
-    multi = read_graph(shared_data / "test.mgraph")
+    multi = read_graph(data_dir / "test.mgraph")
     assert multi.ncon == 2
-    bcsstk13 = read_graph(shared_data / "bcsstk13.mtx")
+    bcsstk13 = read_graph(data_dir / "bcsstk13.mtx")
     assert bcsstk13.n == 2003
-    west = read_graph(shared_data / "west0067.mtx")  # structurally unsymmetric: symmetrised
+    west = read_graph(data_dir / "west0067.mtx")  # structurally unsymmetric: symmetrised
     assert west.n == 67 and (west.to_scipy() != west.to_scipy().T).nnz == 0
 
 
@@ -192,8 +192,8 @@ def test_mesh_dual_graph_of_two_triangles_and_quads(tmp_path):
         read_mesh(write(tmp_path, "bad.mesh", "3\n1 2 3\n"))
 
 
-def test_shared_mesh(shared_data):
-    g = read_graph(shared_data / "metis.mesh")
+def test_shared_mesh(data_dir):
+    g = read_graph(data_dir / "metis.mesh")
     assert g.n == 7434 and g.degrees().max() <= 3
 
 

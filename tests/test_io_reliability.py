@@ -56,20 +56,20 @@ def test_matrix_market_accepts_what_the_format_allows(tmp_path):
                   f"{2**63}\n"), read_matrix, "line 3: value does not fit in 64 bits")
 
 
-def test_matrix_market_symmetric_expansion_and_duplicates(tmp_path, shared_data):
+def test_matrix_market_symmetric_expansion_and_duplicates(tmp_path, data_dir):
     import scipy.io
 
     for name in ("bcsstk13.mtx", "jagmesh7.mtx", "west0067.mtx", "karate.mtx"):
-        ours = read_matrix(shared_data / name)
-        theirs = scipy.io.mmread(shared_data / name).tocsr()
+        ours = read_matrix(data_dir / name)
+        theirs = scipy.io.mmread(data_dir / name).tocsr()
         assert (ours != theirs).nnz == 0 and ours.has_sorted_indices
     refused(write(tmp_path, "d.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n2 1 1\n3 3 1\n"
                   "1 2 1\n"), read_matrix, "line 5: duplicate entry")
 
 
 # ----------------------------------------------------------------- streams
-def test_pipe_and_process_substitution(tmp_path, shared_data):
-    source = shared_data / "4elt.graph"
+def test_pipe_and_process_substitution(tmp_path, data_dir):
+    source = data_dir / "4elt.graph"
     code = ("import sys; from partkit.io import read_graph; g = read_graph(sys.argv[1]); "
             "print(g.n, g.m)")
     env = dict(os.environ, PYTHONPATH=str(os.path.dirname(os.path.dirname(__file__))))
@@ -77,7 +77,7 @@ def test_pipe_and_process_substitution(tmp_path, shared_data):
         run = subprocess.run([sys.executable, "-c", code, "/dev/stdin"], stdin=handle, capture_output=True,
                              text=True, env=env)
     assert run.stdout.split() == ["15606", "45878"], run.stderr
-    run = subprocess.run(["bash", "-c", f"{sys.executable} -c '{code}' <(gzip -c {shared_data}/bcsstk13.mtx)"],
+    run = subprocess.run(["bash", "-c", f"{sys.executable} -c '{code}' <(gzip -c {data_dir}/bcsstk13.mtx)"],
                          capture_output=True, text=True, env=env)
     assert run.stdout.split() == ["2003", "40940"], run.stderr
 

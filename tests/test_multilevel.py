@@ -278,8 +278,8 @@ def test_best_grown_bisection_is_the_best_single_try(graph, threads, monkeypatch
 
 
 # ------------------------------------------------------------ shared data
-def test_4elt_k8_beats_metis_reference(shared_data):
-    g = read_graph(shared_data / "4elt.graph")
+def test_4elt_k8_beats_metis_reference(data_dir):
+    g = read_graph(data_dir / "4elt.graph")
     for seed in range(3):
         part = multilevel.partition(g, 8, seed=seed)
         _check(g, part, 8)
@@ -287,10 +287,10 @@ def test_4elt_k8_beats_metis_reference(shared_data):
 
 
 @pytest.mark.parametrize("k,seeds,bound", [(8, 8, 766), (64, 4, 3475)])
-def test_rgg_mean_cut_with_eight_starts_per_bisection(shared_data, k, seeds, bound):
+def test_rgg_mean_cut_with_eight_starts_per_bisection(data_dir, k, seeds, bound):
     # the cut of the random geometric graph is decided by the initial bisections; with at least 4 grown starts
     # each the mean over these seeds was 774.0 (k = 8) and 3530.8 (k = 64), with 8: 759.1 and 3424.3
-    g = read_graph(shared_data / "rgg_n_2_15_s0.graph")
+    g = read_graph(data_dir / "rgg_n_2_15_s0.graph")
     cuts = []
     for seed in range(seeds):
         part = multilevel.partition(g, k, seed=seed)
@@ -300,8 +300,8 @@ def test_rgg_mean_cut_with_eight_starts_per_bisection(shared_data, k, seeds, bou
 
 
 @pytest.mark.parametrize("name,k", [("rgg_n_2_15_s0.graph", 64), ("power.graph", 8), ("bcsstk13.mtx", 8)])
-def test_shared_graphs_valid_and_balanced(shared_data, name, k):
-    g = read_graph(shared_data / name)
+def test_shared_graphs_valid_and_balanced(data_dir, name, k):
+    g = read_graph(data_dir / name)
     part = multilevel.partition(g, k, seed=1)
     _check(g, part, k)
     assert np.array_equal(part, multilevel.partition(g, k, seed=1))
@@ -398,9 +398,9 @@ def test_sparse_tree_like_graph_k8():
     assert np.mean(cuts) <= 22
 
 
-def test_power_grid_k8(shared_data):
+def test_power_grid_k8(data_dir):
     # the US power grid (4941 vertices, 6594 edges) at k = 8, eps = 0.03: mean cut over seeds 0-7 86.3 (95.4 with
     # flat bisections below 300 vertices; METIS 90.1 and KaMinPar 92.5 on average over their seeds 0-7)
-    g = read_graph(shared_data / "power.graph")
+    g = read_graph(data_dir / "power.graph")
     cuts = [edge_cut(g, multilevel.partition(g, 8, imbalance=0.03, seed=s)) for s in range(8)]
     assert np.mean(cuts) <= 88

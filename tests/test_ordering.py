@@ -47,11 +47,11 @@ def test_separator_of_a_grid_is_a_grid_line():
     assert (separator(grid2d(150, 60)) == 2).sum() <= 62
 
 
-def test_separator_on_shared_meshes(shared_data):
+def test_separator_on_shared_meshes(data_dir):
     from partkit.io import read_graph
 
     for name, most in (("4elt.graph", 80), ("jagmesh7.mtx", 30)):
-        graph = read_graph(shared_data / name)
+        graph = read_graph(data_dir / name)
         where = separator(graph, seed=1)
         assert_separates(graph, where, 0.2)
         assert (where == 2).sum() <= most

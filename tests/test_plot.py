@@ -45,14 +45,14 @@ def test_spectral_layout_of_a_mesh_keeps_neighbours_close():
     assert edge_length < 0.2 * random_pairs
 
 
-def test_cli_plots_4elt_and_bcsstk13_spy(shared_data, tmp_path, capsys):
+def test_cli_plots_4elt_and_bcsstk13_spy(data_dir, tmp_path, capsys):
     for name, extra, kind in [("4elt.graph", ["--layout", "spectral"], "partition drawing"),
                               ("bcsstk13.mtx", [], "spy plot")]:
-        graph = read_graph(shared_data / name)
+        graph = read_graph(data_dir / name)
         partfile = tmp_path / f"{name}.part"
         write_partition(partfile, partkit.partition(graph, 8, "block"))
         out = tmp_path / f"{name}.png"
-        assert main(["plot", str(shared_data / name), str(partfile), "-o", str(out), *extra]) == 0
+        assert main(["plot", str(data_dir / name), str(partfile), "-o", str(out), *extra]) == 0
         assert kind in capsys.readouterr().out
         shape, colours = image_colours(out)
         assert shape[:2] == (800, 800) and colours > 8

@@ -159,8 +159,8 @@ def test_read_vertex_weights(tmp_path):
         read_vertex_weights(tmp_path / "missing", 3)
 
 
-def test_cli_repartition(shared_data, tmp_path, capsys):
-    graph = shared_data / "4elt.graph"
+def test_cli_repartition(data_dir, tmp_path, capsys):
+    graph = data_dir / "4elt.graph"
     from partkit.io import read_graph, write_partition
 
     g = read_graph(graph)
