@@ -19,7 +19,6 @@ from partkit.metrics import edge_cut, is_balanced, max_part_weights, part_weight
 CLASSIC = ["kl", "fm", "spectral", "inertial", "rcb", "labelprop"]
 GEOMETRIC = {"inertial", "rcb"}
 REAL = ["4elt.graph", "bcsstk13.mtx", "rgg_n_2_15_s0.graph"]
-METIS_4ELT_K2 = 195  # reference cut from ../shared/data/README.md
 
 _cache = {}
 
@@ -67,10 +66,11 @@ def test_valid_balanced_partition_on_real_graphs(data_dir, name, method):
     ("spectral", {"refine": "fm", "multilevel": True}, 1.3),
     ("inertial", {"refine": "fm"}, 1.5),
 ])
-def test_quality_on_4elt_bisection(data_dir, method, options, factor):
+def test_quality_on_4elt_bisection(data_dir, metis_mean_cut, method, options, factor):
+    # METIS's mean over seeds 0-3 is 151 (2026-12-04); fm 184, spectral + fm 142 and 151, inertial + fm 155
     g = _real(data_dir, "4elt.graph")
     part = _partition(g, 2, method, **options)
-    assert edge_cut(g, part) <= factor * METIS_4ELT_K2
+    assert edge_cut(g, part) <= factor * metis_mean_cut(g, 2, range(4))
 
 
 @pytest.mark.parametrize("method", ["spectral", "inertial", "rcb", "kl"])

@@ -278,12 +278,15 @@ def test_best_grown_bisection_is_the_best_single_try(graph, threads, monkeypatch
 
 
 # ------------------------------------------------------------ shared data
-def test_4elt_k8_beats_metis_reference(data_dir):
+def test_4elt_k8_beats_metis(data_dir, metis_mean_cut):
+    # mean over seeds 0-3: partkit 594.25, METIS 606.75 (2026-12-04)
     g = read_graph(data_dir / "4elt.graph")
-    for seed in range(3):
+    cuts = []
+    for seed in range(4):
         part = multilevel.partition(g, 8, seed=seed)
         _check(g, part, 8)
-        assert edge_cut(g, part) < 668  # METIS 5 at 3% (../shared/data/README.md)
+        cuts.append(edge_cut(g, part))
+    assert np.mean(cuts) <= metis_mean_cut(g, 8, range(4))
 
 
 @pytest.mark.parametrize("k,seeds,bound", [(8, 8, 766), (64, 4, 3475)])
@@ -398,9 +401,9 @@ def test_sparse_tree_like_graph_k8():
     assert np.mean(cuts) <= 22
 
 
-def test_power_grid_k8(data_dir):
-    # the US power grid (4941 vertices, 6594 edges) at k = 8, eps = 0.03: mean cut over seeds 0-7 86.3 (95.4 with
-    # flat bisections below 300 vertices; METIS 90.1 and KaMinPar 92.5 on average over their seeds 0-7)
+def test_power_grid_k8(data_dir, metis_mean_cut):
+    # the US power grid (4941 vertices, 6594 edges) at k = 8, eps = 0.03, means over seeds 0-7: partkit 84.4,
+    # METIS 90.1 (2026-12-04); flat bisections below 300 vertices gave 95.4
     g = read_graph(data_dir / "power.graph")
     cuts = [edge_cut(g, multilevel.partition(g, 8, imbalance=0.03, seed=s)) for s in range(8)]
-    assert np.mean(cuts) <= 88
+    assert np.mean(cuts) <= 0.97 * metis_mean_cut(g, 8, range(8))
