@@ -12,13 +12,18 @@ folder whose ``data/`` links to the project's inputs (``data/4elt.graph``, ...):
   rest of a line after ``...``. A ``$ cat FILE`` of a file the page has not
   made yet writes the shown text to FILE (that is how a page shows an input).
 
-``sh`` blocks are benchmarks: they take minutes and are run by hand (their
-pages say how). The README's main command runs too (without its ``pip
+``sh`` blocks hold commands that take minutes (benchmarks) or install:
+``python benchmarks/NAME.py ARGS`` lines are checked against the script's
+own argument parser (the script stops right after parsing), ``pip install``
+and the test command itself are what CI has just run, and any other ``sh``
+command runs. The README's main command runs too (without its ``pip
 install`` step, which CI has done).
 """
 
+import itertools
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +35,18 @@ from tests.conftest import DATA
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = sorted((ROOT / "docs").rglob("*.md"))
 BLOCK = re.compile(r"^```(console|python|)\n(.*?)^```", re.S | re.M)
+SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
+SH_PAGES = [p for p in DOCS if SH_BLOCK.search(p.read_text())]
+#: Runs a benchmark script up to the end of its argument parsing: exit 0 when ARGS parse, 2 when they do not.
+PARSE_ONLY = """import argparse, runpy, sys
+parse = argparse.ArgumentParser.parse_args
+def parse_and_stop(self, *args, **kwargs):
+    parse(self, *args, **kwargs)
+    raise SystemExit(0)
+argparse.ArgumentParser.parse_args = parse_and_stop
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
@@ -108,6 +125,29 @@ def test_doc_page_commands_run_and_print_what_they_show(page, tmp_path):
             continue
         for command, shown in sessions(body):
             run_session(command, shown, work, f"{page.name}: $ {command}")
+
+
+def sh_commands(body):
+    """The commands of an ``sh`` block: continuation lines joined, comments dropped."""
+    text = re.sub(r"\\\n\s*", " ", body)
+    return [line.split(" #")[0].strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("page", SH_PAGES, ids=[str(p.relative_to(ROOT / "docs")) for p in SH_PAGES])
+def test_doc_page_sh_commands_parse_or_run(page, tmp_path):
+    work = scratch(tmp_path)
+    for body in SH_BLOCK.findall(page.read_text()):
+        for command in sh_commands(body):
+            words = shlex.split(command)
+            if words[0] == "pip" or "pytest" in words:
+                continue  # what CI has just done
+            if words[0] == "python" and words[1].startswith("benchmarks/"):
+                script = ROOT / words[1]
+                assert script.is_file(), f"{page.name}: {command}: no such script"
+                args = list(itertools.takewhile(lambda word: word not in (">", ">>", "|"), words[2:]))
+                run([sys.executable, "-c", PARSE_ONLY, str(script), *args], work, f"{page.name}: {command}")
+            else:
+                run(command, work, f"{page.name}: {command}")
 
 
 def test_comparison_rules():
