@@ -31,6 +31,7 @@ COMMANDS = [
     "partkit.cli.partition",
     "partkit.cli.evaluate",
     "partkit.cli.estimate",
+    "partkit.cli.map",
     "partkit.cli.compare",
     "partkit.cli.generate",
     "partkit.cli.plot",

@@ -1,0 +1,234 @@
+"""Parts placed on the machine: the mapping cost and how to lower it.
+
+A partition into ``k`` parts runs on ``k`` processing elements (PEs) of a
+:class:`partkit.machine.Machine`. Where part ``i`` runs is a *placement*
+``pe[i]``; its cost is
+
+    J = sum over cut edges {u, v} of w_uv * D(pe[part[u]], pe[part[v]]),
+
+the communication volume weighted by the distance it travels.
+
+* :func:`mapping_cost` is ``J``;
+* :func:`place` places an existing partition: the quotient graph (parts
+  and the weight between them) onto the machine, by greedy construction
+  (and, on a hierarchy, by splitting the quotient graph along it) and
+  pairwise swaps, as Scotch, VieM and Brandfass et al. do; it never
+  returns a placement that costs more than the one it was given;
+* :func:`partition_onto` partitions for the machine: on a hierarchy it
+  splits the graph level by level from the outermost (the nodes, then the
+  processors in a node, ...), so heavy communication stays on short
+  distances, then places by swaps; on other machines it partitions into
+  ``k`` parts and places them.
+
+Examples
+--------
+>>> from partkit.generators import grid2d
+>>> from partkit.machine import parse_machine
+>>> g = grid2d(32, 32)
+>>> machine = parse_machine(hierarchy="4:4", distance="1:10")
+>>> part = partition_onto(g, machine, seed=0)
+>>> int(part.max()) + 1
+16
+>>> in_order = partkit.partition(g, 16, seed=0)
+>>> bool(mapping_cost(g, part, machine) < mapping_cost(g, in_order, machine))
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+import partkit
+from partkit._random import derive
+from partkit.errors import InputError
+from partkit.machine import Machine
+from partkit.mapping.kernels.placement import greedy_placement, swap_round
+from partkit.metrics import check_partition, max_part_weights
+
+__all__ = ["mapping_cost", "place", "partition_onto", "quotient_graph"]
+
+#: Rounds of swaps at most (each round tries every part against every other).
+MAX_SWAP_ROUNDS = 20
+
+
+def quotient_graph(graph, part, k) -> sp.csr_matrix:
+    """The ``(k, k)`` symmetric matrix of the edge weight between every two parts (zero diagonal)."""
+    src = graph.edge_sources()
+    ps, pd = part[src], part[graph.adjncy]
+    cut = ps != pd
+    q = sp.csr_matrix((graph.adjwgt[cut].astype(np.float64), (ps[cut], pd[cut])), shape=(k, k))
+    q.sum_duplicates()
+    q.sort_indices()
+    return q
+
+
+def mapping_cost(graph, part, machine: Machine, placement=None) -> float:
+    """``J``: every cut edge's weight times the distance between the PEs of its two parts.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    part : array_like of int, shape (n,)
+        Part of every vertex, ``0 <= part < machine.k``.
+    machine : partkit.machine.Machine
+    placement : array_like of int, shape (machine.k,), optional
+        PE of every part; default: part ``i`` on PE ``i``.
+
+    Returns
+    -------
+    float
+        An integer value for integer weights and distances.
+    """
+    part = check_partition(graph, part, machine.k)
+    pe = part if placement is None else _check_placement(placement, machine.k)[part]
+    src = graph.edge_sources()
+    return float(np.dot(graph.adjwgt, machine.distance[pe[src], pe[graph.adjncy]])) / 2
+
+
+def place(graph, part, machine: Machine, placement=None, *, seed=0) -> np.ndarray:
+    """A placement of the parts on the machine's PEs with a low :func:`mapping_cost`.
+
+    Candidates: the given placement (default in order), a greedy
+    construction and, on a hierarchy, the quotient graph split along it
+    (:func:`partkit.partition` with exact group sizes); each is improved by
+    rounds of pairwise swaps of two parts' PEs (every part against every
+    other, best exchange first), and the cheapest is returned. The given
+    placement is a candidate, so the result never costs more than it.
+
+    Parameters
+    ----------
+    graph : partkit.Graph
+    part : array_like of int, shape (n,)
+    machine : partkit.machine.Machine
+    placement : array_like of int, shape (machine.k,), optional
+        The placement to improve (default: part ``i`` on PE ``i``).
+    seed : int, default 0
+        Seed of the quotient-graph splits.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (machine.k,)
+        PE of every part.
+    """
+    k = machine.k
+    part = check_partition(graph, part, k)
+    given = np.arange(k, dtype=np.int64) if placement is None else _check_placement(placement, k).copy()
+    q = quotient_graph(graph, part, k)
+    return _place_quotient(q, machine, given, seed)
+
+
+def _place_quotient(q, machine, given, seed):
+    dist = np.ascontiguousarray(machine.distance, dtype=np.float64)
+    qptr, qidx, qw = q.indptr.astype(np.int64), q.indices.astype(np.int64), q.data
+
+    def cost(pe):
+        return float(np.dot(qw, dist[pe[np.repeat(np.arange(pe.size), np.diff(qptr))], pe[qidx]])) / 2
+
+    candidates = [given, greedy_placement(qptr, qidx, qw, dist)]
+    if len(machine.hierarchy) > 1:
+        split = _split_quotient(q, machine.hierarchy, seed)
+        if split is not None:
+            candidates.append(split)
+    best, best_cost = None, np.inf
+    for pe in candidates:
+        for _ in range(MAX_SWAP_ROUNDS):  # one compiled round per call: Ctrl-C ends the process between rounds
+            if swap_round(qptr, qidx, qw, dist, pe) <= 0:
+                break
+        c = cost(pe)
+        if c < best_cost:
+            best, best_cost = pe, c
+    return best
+
+
+def _split_quotient(q, hierarchy, seed):
+    """PEs from splitting the quotient graph along the hierarchy (None if a split is not exact)."""
+    from partkit.graph import INDEX_DTYPE, WEIGHT_DTYPE, Graph
+
+    weights = np.maximum(1, np.rint(q.data)).astype(WEIGHT_DTYPE)  # q is symmetric with a zero diagonal
+    quotient = Graph(q.indptr.astype(INDEX_DTYPE), q.indices.astype(INDEX_DTYPE), adjwgt=weights, name="quotient",
+                     validate=False)
+    groups = _multisection(quotient, hierarchy, 0.0, seed)
+    return groups
+
+
+def partition_onto(graph, machine: Machine, *, imbalance=0.03, seed=0, **options) -> np.ndarray:
+    """Partition ``graph`` into ``machine.k`` parts placed for a low :func:`mapping_cost`.
+
+    Part ``i`` of the result runs on PE ``i``. On a hierarchy the graph is
+    split along it from the outermost level (each group of PEs gets a
+    share of the graph, then divides it among its subgroups), with the
+    allowed imbalance spread over the levels so that every part meets the
+    bound ``(1 + imbalance) * total / k``; then the parts' PEs are improved by
+    swaps (:func:`place`). On other machines the graph is partitioned into
+    ``k`` parts and placed.
+
+    Parameters
+    ----------
+    graph : partkit.Graph or anything :func:`partkit.partition` takes
+    machine : partkit.machine.Machine
+    imbalance : float, default 0.03
+    seed : int, default 0
+    **options
+        Passed to every :func:`partkit.partition` call (``preset``, ``threads``, ...).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        The PE of every vertex.
+    """
+    from partkit.api import as_graph
+
+    graph = as_graph(graph)
+    k = machine.k
+    if not 1 <= k <= max(graph.n, 1):
+        raise InputError(f"machine {machine.name} has {k} processing elements for a graph of {graph.n} vertices")
+    part = None
+    if len(machine.hierarchy) > 1:
+        part = _multisection(graph, machine.hierarchy, imbalance, seed, **options)
+    if part is None:
+        part = partkit.partition(graph, k, imbalance=imbalance, seed=seed, **options)
+    pe = place(graph, part, machine, seed=seed)
+    return pe[part]
+
+
+def _multisection(graph, hierarchy, imbalance, seed, **options):
+    """Split ``graph`` along ``hierarchy`` (outermost level first); PE ids count the innermost level fastest.
+
+    Every level gets the imbalance that is still allowed: a group of ``P``
+    PEs holding weight ``W`` with ``r`` levels below and including this one
+    splits with ``(B * P / W) ** (1 / r) - 1``, ``B`` being the final bound
+    (KaHIP's adaptive imbalance), so the last level uses all that is left.
+    Returns None when a split at ``imbalance = 0`` on unit weights is not exact.
+    """
+    k = int(np.prod(hierarchy))
+    bound = max_part_weights(graph, k, imbalance)[0].astype(np.float64)
+    part = np.zeros(graph.n, dtype=np.int64)
+    groups = [np.arange(graph.n)]
+    levels = [a for a in hierarchy if a > 1][::-1]
+    width = k
+    for depth, a in enumerate(levels):
+        width //= a
+        remaining = len(levels) - depth
+        next_groups = []
+        for index, vertices in enumerate(groups):
+            base = part[vertices[0]] if vertices.size else 0
+            sub = graph if vertices.size == graph.n else graph.subgraph(vertices)
+            total = sub.total_vertex_weight().astype(np.float64)
+            room = np.min(bound * width * a / np.maximum(total, 1)) if imbalance > 0 else 1.0
+            eps = max(0.0, room ** (1.0 / remaining) - 1.0)
+            split = partkit.partition(sub, a, imbalance=eps, seed=derive(seed, "multisection", depth, index) % 2**31,
+                                      **options) if sub.n >= a else None
+            if split is None or (imbalance == 0 and np.any(np.bincount(split, minlength=a) != sub.n // a)):
+                return None
+            part[vertices] = base + split * width
+            next_groups += [vertices[split == j] for j in range(a)]
+        groups = next_groups
+    return part
+
+
+def _check_placement(placement, k):
+    pe = np.asarray(placement)
+    if pe.shape != (k,) or not np.issubdtype(pe.dtype, np.integer) or not np.array_equal(np.sort(pe), np.arange(k)):
+        raise InputError(f"a placement must be a permutation of the {k} processing elements")
+    return pe.astype(np.int64)

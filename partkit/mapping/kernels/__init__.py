@@ -1,0 +1,1 @@
+"""Compiled kernels of the placement of parts on a machine."""

@@ -1,0 +1,133 @@
+"""Machines (hierarchies, tori, fat trees, distance files) and the placement of parts on them."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import partkit
+from partkit import InputError
+from partkit.generators import delaunay, grid2d
+from partkit.machine import parse_machine
+from partkit.mapping import mapping_cost, partition_onto, place, quotient_graph
+from partkit.metrics import edge_cut, is_balanced
+
+
+def brute_force_cost(graph, part, distance):
+    src = np.repeat(np.arange(graph.n), np.diff(graph.xadj))
+    return sum(int(w) * distance[part[u], part[v]] for u, v, w in zip(src, graph.adjncy, graph.adjwgt) if u < v)
+
+
+def test_hierarchy_distances_follow_the_first_common_level():
+    m = parse_machine(hierarchy="2:3:2", distance="1:10:100")
+    assert m.k == 12 and m.hierarchy == (2, 3, 2)
+    d = m.distance
+    assert d[0, 1] == 1 and d[0, 2] == 10 and d[0, 5] == 10 and d[0, 6] == 100 and d[11, 0] == 100
+    assert np.array_equal(d, d.T) and not d.diagonal().any()
+
+
+@pytest.mark.parametrize("text,k,far", [("torus2d:4x4", 16, 4), ("mesh2d:4x4", 16, 6), ("torus3d:4x4x4", 64, 6),
+                                        ("ring:8", 8, 4), ("fattree:4x2", 8, 4), ("full:5", 5, 1)])
+def test_topologies(text, k, far):
+    m = parse_machine(topology=text)
+    assert m.k == k and m.distance.max() == far and m.network.nodes == k
+    assert np.array_equal(m.distance, m.distance.T) and not m.distance.diagonal().any()
+
+
+def test_topology_extents_from_k():
+    assert parse_machine(topology="torus3d", k=64).name == "torus3d:4x4x4"
+
+
+def test_distance_file(tmp_path):
+    path = tmp_path / "d.txt"
+    path.write_text("0 1 4\n1 0 2\n4 2 0\n")
+    assert parse_machine(distance_file=path).distance.tolist() == [[0, 1, 4], [1, 0, 2], [4, 2, 0]]
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"hierarchy": "4:x"}, "not a list of integers"),
+    ({"hierarchy": "4:8"}, "needs --distance"),
+    ({"hierarchy": "4:8", "distance": "1"}, "2 levels but distance"),
+    ({"hierarchy": "4:0", "distance": "1:2"}, "at least 1"),
+    ({"topology": "torus4d:2x2"}, "unknown topology"),
+    ({"topology": "torus3d:4x4"}, "needs 3 extents"),
+    ({"topology": "torus3d"}, "needs its extents"),
+    ({"hierarchy": "4:8", "distance": "1:10", "k": 16}, "32 processing elements, but k = 16"),
+    ({"hierarchy": "4:8", "distance": "1:10", "topology": "ring:32"}, "one way"),
+    ({}, "one way"),
+])
+def test_bad_machines_are_refused(kwargs, match):
+    with pytest.raises(InputError, match=match):
+        parse_machine(**kwargs)
+
+
+@pytest.mark.parametrize("text,match", [("0 1\n1 0 3\n", "row 2 has 3"), ("0 1\n2 0\n", "symmetric"),
+                                        ("1 1\n1 0\n", "diagonal"), ("0 -1\n-1 0\n", "non-negative"),
+                                        ("0 a\na 0\n", "not a number"), ("", "empty")])
+def test_bad_distance_files_are_refused(tmp_path, text, match):
+    path = tmp_path / "d.txt"
+    path.write_text(text)
+    with pytest.raises(InputError, match=match):
+        parse_machine(distance_file=path)
+
+
+def test_mapping_cost_is_the_distance_weighted_cut():
+    g = delaunay(500, seed=2)
+    m = parse_machine(hierarchy="2:4", distance="1:7")
+    part = partkit.partition(g, 8, seed=1)
+    pe = np.random.default_rng(0).permutation(8)
+    assert mapping_cost(g, part, m) == brute_force_cost(g, part, m.distance)
+    assert mapping_cost(g, part, m, pe) == brute_force_cost(g, pe[part], m.distance)
+    assert quotient_graph(g, part, 8).sum() == 2 * edge_cut(g, part)
+
+
+def test_place_recovers_a_scrambled_placement_and_never_raises_the_cost():
+    g = delaunay(20000, seed=5)
+    m = parse_machine(hierarchy="4:8", distance="1:10")
+    part = partkit.partition(g, 32, seed=0)
+    scrambled = np.random.default_rng(1).permutation(32)[part]
+    pe = place(g, scrambled, m)
+    assert np.array_equal(np.sort(pe), np.arange(32))
+    assert mapping_cost(g, scrambled, m, pe) <= 0.7 * mapping_cost(g, scrambled, m)
+    for machine in (m, parse_machine(topology="torus3d:4x4x2"), parse_machine(topology="ring:32")):
+        for start in (None, np.random.default_rng(2).permutation(32)):
+            placed = place(g, part, machine, start)
+            assert mapping_cost(g, part, machine, placed) <= mapping_cost(g, part, machine, start)
+
+
+def test_partition_onto_a_hierarchy_is_balanced_and_cheaper_than_in_order():
+    g = delaunay(30000, seed=9)
+    m = parse_machine(hierarchy="4:8", distance="1:10")
+    onto = partition_onto(g, m, seed=0)
+    assert is_balanced(g, onto, 32, 0.03)
+    assert np.array_equal(np.unique(onto), np.arange(32))
+    assert mapping_cost(g, onto, m) < mapping_cost(g, partkit.partition(g, 32, seed=0), m)
+    assert np.array_equal(onto, partition_onto(g, m, seed=0))
+
+
+def test_partition_onto_a_torus():
+    g = grid2d(40, 40)
+    m = parse_machine(topology="torus2d:4x4")
+    onto = partition_onto(g, m, seed=0)
+    assert is_balanced(g, onto, 16, 0.03)
+    assert mapping_cost(g, onto, m) <= mapping_cost(g, partkit.partition(g, 16, seed=0), m)
+
+
+def test_cli_map(tmp_path):
+    g = delaunay(3000, seed=4)
+    from partkit.io import write_metis_graph, write_partition
+    write_metis_graph(tmp_path / "g.graph", g)
+    part = np.random.default_rng(3).permutation(16)[partkit.partition(g, 16, seed=0)]
+    write_partition(tmp_path / "g.part", part)
+    run = subprocess.run([sys.executable, "-m", "partkit", "map", "g.graph", "g.part", "--hierarchy", "4:4",
+                          "--distance", "1:10", "--json"], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    import json
+    result = json.loads(run.stdout)
+    placed = np.loadtxt(tmp_path / "g.part.mapped", dtype=np.int64)
+    m = parse_machine(hierarchy="4:4", distance="1:10")
+    assert result["J_placed"] == mapping_cost(g, placed, m) < result["J_in_order"] == mapping_cost(g, part, m)
+    bad = subprocess.run([sys.executable, "-m", "partkit", "map", "g.graph", "g.part", "--hierarchy", "4:2",
+                          "--distance", "1:10"], cwd=tmp_path, capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
