@@ -36,9 +36,8 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
     tpwgts : array_like of float, shape (k,) or (k, ncon), optional
         METIS ``tpwgts``: the target share of every part (per constraint),
         each column summing to 1. Default ``1 / k``. Methods ``multilevel``
-        (its initial bisections split by the first constraint's targets; the
-        others are met as far as its balancer can, like several constraints
-        in general) and ``metis`` (one constraint).
+        (its bisections split every constraint in its targets' proportions)
+        and ``metis`` (one constraint).
     ubvec : array_like of float, shape (ncon,), optional
         METIS ``ubvec``: the allowed imbalance per constraint, ``1.05`` for
         5 %; replaces ``imbalance``. Methods ``multilevel`` and ``metis``.
