@@ -253,3 +253,17 @@ def test_ubvec_holds_for_every_seed_with_three_constraints(weights_seed):
     for seed in range(6):
         _, part, report = partition_report(g, 4, ubvec=ubvec, seed=seed)
         assert report["balanced"] and np.all(part_weights(g, part, 4) <= bound), (seed, part_weights(g, part, 4))
+
+
+def test_metis_refuses_several_constraints(tmp_path):
+    # issue 28, item 11: pymetis reads any weight array as one constraint (constraint 1 ended at 2.47 x its bound)
+    pytest.importorskip("pymetis")
+    from partkit.io import write_metis_graph
+
+    g = _two_regions(20, 20)
+    with pytest.raises(InputError, match="method 'metis': pymetis gives METIS one constraint only .* has 2"):
+        partkit.partition(g, 4, "metis")
+    write_metis_graph(tmp_path / "g.graph", g)
+    result = subprocess.run([sys.executable, "-m", "partkit", "partition", "g.graph", "-k", "4", "--method", "metis"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 2 and "use method 'multilevel' for several constraints" in result.stderr
