@@ -10,7 +10,7 @@ import numpy as np
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.graph import Graph
 from partkit.methods import DEFAULT_METHOD, get_method
-from partkit.methods.options import check_seed, validate
+from partkit.methods.options import check_imbalance, check_seed, validate
 from partkit.metrics import check_partition, part_weights, summary, weight_bounds
 
 
@@ -29,8 +29,10 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
         A name from :data:`partkit.methods.METHODS`; default
         :data:`partkit.methods.DEFAULT_METHOD`.
     imbalance : float, default 0.03
-        Allowed imbalance ε: every part weighs at most ``(1 + ε)`` times its
-        target, per constraint (see :func:`partkit.metrics.weight_bounds`).
+        Allowed imbalance ε in ``[0, 1)``: every part weighs at most
+        ``(1 + ε)`` times its target, per constraint (see
+        :func:`partkit.metrics.weight_bounds`). METIS's tolerance 1.05 is
+        ``ubvec=[1.05]``, ε = 0.05 here.
     seed : int, default 0
         Random seed; the same seed gives the same partition.
     tpwgts : array_like of float, shape (k,) or (k, ncon), optional
@@ -125,9 +127,7 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
     graph = as_graph(graph)
     method = method or DEFAULT_METHOD
     k = _check_k(graph, k)
-    if isinstance(imbalance, bool) or not isinstance(imbalance, (int, float, np.number)) \
-            or not np.isfinite(imbalance) or not 0 <= imbalance < 10:
-        raise InputError(f"imbalance must be a number in [0, 10), got {imbalance!r}")
+    imbalance = check_imbalance(imbalance)
     seed = check_seed(seed)
     function = get_method(method)
     options.update({name: value for name, value in (("tpwgts", tpwgts), ("ubvec", ubvec)) if value is not None})

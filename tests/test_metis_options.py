@@ -267,3 +267,18 @@ def test_metis_refuses_several_constraints(tmp_path):
     result = subprocess.run([sys.executable, "-m", "partkit", "partition", "g.graph", "-k", "4", "--method", "metis"],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 2 and "use method 'multilevel' for several constraints" in result.stderr
+
+
+def test_imbalance_of_one_or_more_is_refused(tmp_path):
+    # issue 28, item 12: imbalance 1.05 (METIS's ubvec habit) was taken as 105 % and left a part empty
+    from partkit.io import write_metis_graph
+
+    g = grid2d(20, 20)
+    for value in (1.05, 1, 3.0):
+        with pytest.raises(InputError, match=r"imbalance is a fraction in \[0, 1\) .* is ubvec: --ubvec"):
+            partkit.partition(g, 4, imbalance=value)
+    assert np.bincount(partkit.partition(g, 4, imbalance=0.05), minlength=4).min() > 0
+    write_metis_graph(tmp_path / "g.graph", g)
+    result = subprocess.run([sys.executable, "-m", "partkit", "partition", "g.graph", "-k", "4", "--imbalance", "1.05"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 2 and "0.05 allows 5 %" in result.stderr and "--ubvec 1.05" in result.stderr
