@@ -48,7 +48,8 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
         with -1 lines, :func:`partkit.io.read_fixed`). Every fixed vertex
         ends in its part (:mod:`partkit.multilevel.constraints`).
     contiguous : bool, default False
-        Make every part connected (when the graph is), as METIS ``contig``.
+        Make every part connected, as METIS ``contig``; the graph must be
+        connected (as in METIS, a graph of several components is refused).
     objective : {"cut", "volume"}
         Minimise the edge cut, or then refine for the total communication
         volume (METIS ``objtype=vol``).
@@ -71,7 +72,8 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
     ------
     InputError
         For an input that is not a graph, an invalid ``k``, ``imbalance``,
-        ``seed``, method name, option, target weights or fixed parts.
+        ``seed``, method name, option, target weights or fixed parts, or
+        ``contiguous`` on a disconnected graph.
 
     Examples
     --------
@@ -123,6 +125,7 @@ def partition_report(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=No
 def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous, objective, options):
     """``(graph, part, balance problem or None, (tpwgts, ε))`` after checking every argument once."""
     from partkit.multilevel.constraints import constrain, contract_fixed, rank
+    from partkit.multilevel.kernels.initial_packing import component_labels
 
     graph = as_graph(graph)
     method = method or DEFAULT_METHOD
@@ -139,6 +142,10 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
     fixed = check_fixed(graph, k, fixed)
     if not isinstance(contiguous, (bool, np.bool_)):
         raise InputError(f"contiguous must be true or false, got {contiguous!r}")
+    if contiguous and k > 1 and (ncomp := component_labels(graph.xadj, graph.adjncy)[0]) > 1:
+        raise InputError(f"{graph.name}: contiguous parts need a connected graph and this one has {ncomp} "
+                         "components (METIS refuses -contig on it too); partition without contiguous, or each "
+                         "component apart")
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     bound = weight_bounds(graph.total_vertex_weight(), np.full(k, 1.0 / k) if fractions is None else fractions, eps)

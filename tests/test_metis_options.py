@@ -282,3 +282,19 @@ def test_imbalance_of_one_or_more_is_refused(tmp_path):
     result = subprocess.run([sys.executable, "-m", "partkit", "partition", "g.graph", "-k", "4", "--imbalance", "1.05"],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 2 and "0.05 allows 5 %" in result.stderr and "--ubvec 1.05" in result.stderr
+
+
+def test_contiguous_on_a_disconnected_graph_is_refused(tmp_path):
+    # issue 28, item 10: --contiguous on two grids side by side dropped the balance to 1.50 with a warning
+    from partkit.io import write_metis_graph
+
+    one = grid2d(10, 10)
+    edges = np.c_[one.edge_sources(), one.adjncy]
+    edges = edges[edges[:, 0] < edges[:, 1]]
+    two = Graph.from_edges(200, np.concatenate([edges, edges + 100]))
+    with pytest.raises(InputError, match="contiguous parts need a connected graph and this one has 2 components"):
+        partkit.partition(two, 3, contiguous=True)
+    write_metis_graph(tmp_path / "g.graph", two)
+    result = subprocess.run([sys.executable, "-m", "partkit", "partition", "g.graph", "-k", "3", "--contiguous"],
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 2 and "METIS refuses -contig" in result.stderr

@@ -52,7 +52,7 @@ def register(subparsers):
                         help="fixed vertices: a partition file with the part of every fixed vertex and -1 for a "
                              "free one; every fixed vertex ends in its part")
     parser.add_argument("--contiguous", action="store_true",
-                        help="make every part connected (when the graph is), as METIS -contig")
+                        help="make every part connected, as METIS -contig (the graph must be connected)")
     parser.add_argument("--objective", choices=["cut", "volume"], default="cut",
                         help="minimise the edge cut (default) or the total communication volume "
                              "(METIS -objtype=vol)")
