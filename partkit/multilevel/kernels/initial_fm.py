@@ -78,30 +78,21 @@ def side_weights(vwgt, part):
 
 
 @njit(cache=True, inline='always')
-def _side_overweight(pw, maxw, side):
-    s = 0
-    for c in range(pw.shape[1]):
-        d = pw[side, c] - maxw[side, c]
-        if d > 0:
-            s += d
-    return s
-
-
-@njit(cache=True, inline='always')
-def _relative_overweight(pw, maxw, side):
-    """The weight of ``side`` above its bounds, summed over the constraints as fractions of the bounds."""
+def _side_overweight(pw, maxw, side, relative):
+    """The weight of ``side`` above its bounds, summed over the constraints (with ``relative``, each as a
+    fraction of its bound, so that constraints of different scales count alike)."""
     s = 0.0
     for c in range(pw.shape[1]):
         d = pw[side, c] - maxw[side, c]
         if d > 0:
-            s += d / max(maxw[side, c], 1)
+            s += d / max(maxw[side, c], 1) if relative else d
     return s
 
 
 @njit(cache=True, inline='always')
 def overweight(pw, maxw):
     """Total weight above the bounds, over both sides and all constraints."""
-    return _side_overweight(pw, maxw, 0) + _side_overweight(pw, maxw, 1)
+    return int(_side_overweight(pw, maxw, 0, False) + _side_overweight(pw, maxw, 1, False))
 
 
 def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
@@ -307,8 +298,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
         cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
         for npass in range(npasses):
             pw = side_weights(vwgt, part)
-            ow0 = _relative_overweight(pw, maxw, 0)
-            ow1 = _relative_overweight(pw, maxw, 1)
+            ow0 = _side_overweight(pw, maxw, 0, True)
+            ow1 = _side_overweight(pw, maxw, 1, True)
             ow = ow0 + ow1
             repair = ow > 0
             locked[:] = False
@@ -471,8 +462,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
                         top[qu] = nb
                 moves[nmoves] = v
                 nmoves += 1
-                ow0 = _relative_overweight(pw, maxw, 0)
-                ow1 = _relative_overweight(pw, maxw, 1)
+                ow0 = _side_overweight(pw, maxw, 0, True)
+                ow1 = _side_overweight(pw, maxw, 1, True)
                 ow = ow0 + ow1
                 dev = abs(pw[0, 0] / max(maxw[0, 0], 1) - pw[1, 0] / max(maxw[1, 0], 1))
                 if (ow < best_ow or (ow == best_ow and cut < best_cut)
