@@ -10,12 +10,12 @@ import numpy as np
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.graph import Graph
 from partkit.methods import DEFAULT_METHOD, get_method
-from partkit.methods.options import check_seed, validate
+from partkit.methods.options import check_imbalance, check_seed, validate
 from partkit.metrics import check_partition, part_weights, summary, weight_bounds
 
 
-def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubvec=None, fixed=None,
-              contiguous=False, objective="cut", **options):
+def partition(graph, k, method=None, *, vwgt=None, adjwgt=None, imbalance=0.03, seed=0, tpwgts=None, ubvec=None,
+              fixed=None, contiguous=False, objective="cut", **options):
     """Partition ``graph`` into ``k`` parts.
 
     Parameters
@@ -28,17 +28,27 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
     method : str, optional
         A name from :data:`partkit.methods.METHODS`; default
         :data:`partkit.methods.DEFAULT_METHOD`.
+    vwgt : array_like of int, shape (n,), (n * ncon,) or (n, ncon), optional
+        Vertex weights as pymetis and METIS take them: one per vertex, or
+        ``ncon`` per vertex flattened vertex by vertex, or one column per
+        constraint. They replace the graph's own.
+    adjwgt : array_like of int, shape (2 m,), optional
+        Edge weights, one per adjacency entry: aligned with ``adjncy`` for
+        an ``(xadj, adjncy)`` input (pymetis's ``eweights``), else with the
+        adjacency of the converted graph (``as_graph(graph).adjncy``); each
+        edge's two entries must agree. They replace the graph's own.
     imbalance : float, default 0.03
-        Allowed imbalance ε: every part weighs at most ``(1 + ε)`` times its
-        target, per constraint (see :func:`partkit.metrics.weight_bounds`).
+        Allowed imbalance ε in ``[0, 1)``: every part weighs at most
+        ``(1 + ε)`` times its target, per constraint (see
+        :func:`partkit.metrics.weight_bounds`). METIS's tolerance 1.05 is
+        ``ubvec=[1.05]``, ε = 0.05 here.
     seed : int, default 0
         Random seed; the same seed gives the same partition.
     tpwgts : array_like of float, shape (k,) or (k, ncon), optional
         METIS ``tpwgts``: the target share of every part (per constraint),
         each column summing to 1. Default ``1 / k``. Methods ``multilevel``
-        (its initial bisections split by the first constraint's targets; the
-        others are met as far as its balancer can, like several constraints
-        in general) and ``metis`` (one constraint).
+        (its bisections split every constraint in its targets' proportions)
+        and ``metis`` (one constraint).
     ubvec : array_like of float, shape (ncon,), optional
         METIS ``ubvec``: the allowed imbalance per constraint, ``1.05`` for
         5 %; replaces ``imbalance``. Methods ``multilevel`` and ``metis``.
@@ -47,7 +57,8 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
         with -1 lines, :func:`partkit.io.read_fixed`). Every fixed vertex
         ends in its part (:mod:`partkit.multilevel.constraints`).
     contiguous : bool, default False
-        Make every part connected (when the graph is), as METIS ``contig``.
+        Make every part connected, as METIS ``contig``; the graph must be
+        connected (as in METIS, a graph of several components is refused).
     objective : {"cut", "volume"}
         Minimise the edge cut, or then refine for the total communication
         volume (METIS ``objtype=vol``).
@@ -70,7 +81,8 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
     ------
     InputError
         For an input that is not a graph, an invalid ``k``, ``imbalance``,
-        ``seed``, method name, option, target weights or fixed parts.
+        ``seed``, method name, option, target weights or fixed parts, or
+        ``contiguous`` on a disconnected graph.
 
     Examples
     --------
@@ -82,9 +94,17 @@ def partition(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=None, ubv
     [0, 1, 2]
     >>> np.bincount(partition(path, 2, tpwgts=[1 / 3, 2 / 3], imbalance=0.0)).tolist()
     [2, 4]
+
+    Weights as pymetis takes them, here on the path 0 - 1 - 2 - 3 whose
+    vertex 0 weighs as much as the others together:
+
+    >>> xadj, adjncy = [0, 1, 3, 5, 6], [1, 0, 2, 1, 3, 2]
+    >>> part = partition((xadj, adjncy), 2, vwgt=[3, 1, 1, 1], adjwgt=[1, 1, 4, 4, 4, 4], imbalance=0.0)
+    >>> int(part[0]) != int(part[1]) == int(part[2]) == int(part[3])
+    True
     """
-    graph, part, problem, _ = _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous,
-                                         objective, options)
+    graph, part, problem, _ = _partition(with_weights(as_graph(graph), vwgt, adjwgt), k, method, imbalance, seed,
+                                         tpwgts, ubvec, fixed, contiguous, objective, options)
     if problem is not None:
         warnings.warn(problem, InfeasibleBalanceWarning, stacklevel=2)
     return part
@@ -122,13 +142,12 @@ def partition_report(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=No
 def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous, objective, options):
     """``(graph, part, balance problem or None, (tpwgts, ε))`` after checking every argument once."""
     from partkit.multilevel.constraints import constrain, contract_fixed, rank
+    from partkit.multilevel.kernels.initial_packing import component_labels
 
     graph = as_graph(graph)
     method = method or DEFAULT_METHOD
     k = _check_k(graph, k)
-    if isinstance(imbalance, bool) or not isinstance(imbalance, (int, float, np.number)) \
-            or not np.isfinite(imbalance) or not 0 <= imbalance < 10:
-        raise InputError(f"imbalance must be a number in [0, 10), got {imbalance!r}")
+    imbalance = check_imbalance(imbalance)
     seed = check_seed(seed)
     function = get_method(method)
     options.update({name: value for name, value in (("tpwgts", tpwgts), ("ubvec", ubvec)) if value is not None})
@@ -140,6 +159,10 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
     fixed = check_fixed(graph, k, fixed)
     if not isinstance(contiguous, (bool, np.bool_)):
         raise InputError(f"contiguous must be true or false, got {contiguous!r}")
+    if contiguous and k > 1 and (ncomp := component_labels(graph.xadj, graph.adjncy)[0]) > 1:
+        raise InputError(f"{graph.name}: contiguous parts need a connected graph and this one has {ncomp} "
+                         "components (METIS refuses -contig on it too); partition without contiguous, or each "
+                         "component apart")
     if objective not in OBJECTIVES:
         raise InputError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     bound = weight_bounds(graph.total_vertex_weight(), np.full(k, 1.0 / k) if fractions is None else fractions, eps)
@@ -164,6 +187,42 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
 
 #: The objectives of :func:`partition`.
 OBJECTIVES = ("cut", "volume")
+
+
+def with_weights(graph, vwgt=None, adjwgt=None):
+    """``graph`` with the vertex weights ``vwgt`` and edge weights ``adjwgt`` of :func:`partition` (None keeps its own).
+
+    Raises
+    ------
+    InputError
+        When ``vwgt`` has neither n, n * ncon nor (n, ncon) entries, or
+        ``adjwgt`` not one per adjacency entry, or either is not made of
+        non-negative integers (or the edge weights are not symmetric).
+
+    Examples
+    --------
+    >>> from partkit.generators import grid2d
+    >>> with_weights(grid2d(2, 2), vwgt=[1, 5, 1, 5, 1, 5, 1, 5]).vwgt.tolist()
+    [[1, 5], [1, 5], [1, 5], [1, 5]]
+    >>> with_weights(grid2d(2, 2), adjwgt=[1, 2, 3])
+    Traceback (most recent call last):
+    ...
+    partkit.errors.InputError: grid2x2: adjwgt has 3 entries for 8 adjacency entries: give one weight per entry of adjncy (each edge twice, as pymetis's eweights)
+    """
+    if vwgt is None and adjwgt is None:
+        return graph
+    if vwgt is not None:
+        shape = np.shape(vwgt)
+        flat = len(shape) == 1 and shape[0] > 0 and graph.n > 0 and shape[0] % graph.n == 0
+        if not flat and not (len(shape) == 2 and shape[0] == graph.n and shape[1] > 0):
+            raise InputError(f"{graph.name}: vwgt has shape {shape} for {graph.n} vertices: give n weights, "
+                             "n * ncon (ncon per vertex, vertex by vertex, as METIS) or an (n, ncon) array")
+    if adjwgt is not None and np.size(adjwgt) != graph.adjncy.size:
+        raise InputError(f"{graph.name}: adjwgt has {np.size(adjwgt)} entries for {graph.adjncy.size} adjacency "
+                         "entries: give one weight per entry of adjncy (each edge twice, as pymetis's eweights)")
+    return Graph(graph.xadj, graph.adjncy, vwgt=graph.vwgt if vwgt is None else vwgt,
+                 adjwgt=graph.adjwgt if adjwgt is None else np.ravel(adjwgt), coords=graph.coords, vsize=graph.vsize,
+                 name=graph.name)
 
 
 def check_tpwgts(graph, k, tpwgts):

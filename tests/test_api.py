@@ -73,3 +73,33 @@ def test_api_accepts_scipy_networkx_arrays_and_csr_pairs():
 def test_api_bad_inputs_raise_input_error(data, match):
     with pytest.raises(InputError, match=match):
         partkit.partition(data, 2)
+
+
+def test_weights_as_pymetis_takes_them():
+    # issue 28: vwgt flat (n or n * ncon) or (n, ncon), adjwgt aligned with adjncy, clear errors on wrong lengths
+    import scipy.sparse as sp
+
+    from partkit.generators import grid2d
+    from partkit.metrics import edge_cut, part_weights
+
+    g = grid2d(8, 8)
+    xadj, adjncy = g.xadj.tolist(), g.adjncy.tolist()
+    heavy = np.where(g.coords[:, 0] < 2, 7, 1)  # the two left columns weigh as much as the other six
+    for vwgt in (heavy, heavy.tolist(), heavy[:, None]):
+        part = partkit.partition((xadj, adjncy), 2, vwgt=vwgt, imbalance=0.0)
+        assert np.bincount(part, weights=heavy).tolist() == [heavy.sum() / 2] * 2
+    two = np.stack([np.ones(g.n, dtype=np.int64), heavy], axis=1)
+    part = partkit.partition((xadj, adjncy), 2, vwgt=two.ravel(), imbalance=0.3)
+    weighted = partkit.Graph(g.xadj, g.adjncy, vwgt=two)
+    assert np.all(part_weights(weighted, part, 2) <= np.floor(1.3 * two.sum(axis=0) / 2))
+    cheap = np.where(g.coords[g.edge_sources(), 1] + g.coords[g.adjncy, 1] == 7, 1, 9)  # edges across the middle row
+    part = partkit.partition((xadj, adjncy), 2, adjwgt=cheap)
+    assert edge_cut(partkit.Graph(g.xadj, g.adjncy, adjwgt=cheap), part) == 8
+    matrix = sp.csr_matrix((np.ones(g.adjncy.size), g.adjncy, g.xadj))
+    assert np.array_equal(partkit.partition(matrix, 2, adjwgt=cheap), part)
+    for kwargs, match in [({"vwgt": heavy[:-1]}, r"vwgt has shape \(63,\) for 64 vertices: give n weights, n \* ncon"),
+                          ({"vwgt": two.T}, r"vwgt has shape \(2, 64\)"),
+                          ({"adjwgt": cheap[:-1]}, "adjwgt has 223 entries for 224 adjacency entries"),
+                          ({"vwgt": -heavy}, "negative vertex weight")]:
+        with pytest.raises(InputError, match=match):
+            partkit.partition((xadj, adjncy), 2, **kwargs)

@@ -32,7 +32,8 @@ def register(subparsers):
     parser.add_argument("--method", choices=list(METHODS),
                         help=f"partitioning method of the graph model (default {DEFAULT_METHOD})")
     parser.add_argument("--imbalance", type=real(0),
-                        help="allowed imbalance: max part weight <= (1 + imbalance) * average (default 0.03)")
+                        help="allowed imbalance, a fraction below 1: max part weight <= (1 + imbalance) * average "
+                             "(default 0.03; METIS's tolerance 1.05 is --ubvec 1.05)")
     parser.add_argument("--seed", type=integer(0), default=0, help="random seed (default 0)")
     for name, help in (("preset", "speed/quality trade-off, for methods that have one"),
                        ("refine", "refine a bisection method's result with FM")):
@@ -51,7 +52,7 @@ def register(subparsers):
                         help="fixed vertices: a partition file with the part of every fixed vertex and -1 for a "
                              "free one; every fixed vertex ends in its part")
     parser.add_argument("--contiguous", action="store_true",
-                        help="make every part connected (when the graph is), as METIS -contig")
+                        help="make every part connected, as METIS -contig (the graph must be connected)")
     parser.add_argument("--objective", choices=["cut", "volume"], default="cut",
                         help="minimise the edge cut (default) or the total communication volume "
                              "(METIS -objtype=vol)")
@@ -71,10 +72,11 @@ def run(args):
     """Partition, write the partition file, print the metrics (on all ranks when launched under MPI)."""
     from partkit.distributed.launch import world_size
     from partkit.errors import InputError
+    from partkit.methods.options import check_imbalance
 
     if args.imbalance is not None and args.ubvec is not None:
         raise InputError("give --imbalance or --ubvec, not both (--ubvec 1.05 is --imbalance 0.05 per constraint)")
-    args.imbalance = 0.03 if args.imbalance is None else args.imbalance
+    args.imbalance = 0.03 if args.imbalance is None else check_imbalance(args.imbalance)
     if world_size() > 1:
         from partkit.distributed.command import run as run_distributed
 

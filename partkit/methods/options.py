@@ -20,6 +20,8 @@ import operator
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from partkit.errors import InputError
 
 #: Largest repeat count (starts, passes, rounds, sweeps) a method accepts.
@@ -225,3 +227,29 @@ def check_seed(seed) -> int:
     if not 0 <= seed < 2**63:
         raise InputError(f"seed must be in [0, 2^63 - 1], got {seed}")
     return seed
+
+
+def check_imbalance(imbalance) -> float:
+    """``imbalance`` as a float in ``[0, 1)``, else InputError naming both conventions.
+
+    partkit's ε is the fraction a part may exceed its target by (0.05 for
+    5 %); METIS's ``ubvec`` writes the same bound as the tolerance 1.05, and
+    a value of 1 or more taken as ε would allow parts twice their target.
+
+    Examples
+    --------
+    >>> check_imbalance(0.05)
+    0.05
+    >>> check_imbalance(1.05)
+    Traceback (most recent call last):
+    ...
+    partkit.errors.InputError: imbalance is a fraction in [0, 1) (0.05 allows 5 %), got 1.05; METIS's tolerance 1.05 is ubvec: --ubvec 1.05 or ubvec=[1.05] (a value per constraint)
+    """
+    if isinstance(imbalance, bool) or not isinstance(imbalance, (int, float, np.number)) \
+            or not np.isfinite(imbalance) or imbalance < 0:
+        raise InputError(f"imbalance must be a non-negative fraction (0.05 allows 5 %), got {imbalance!r}")
+    if imbalance >= 1:
+        raise InputError(f"imbalance is a fraction in [0, 1) (0.05 allows 5 %), got {imbalance!r}; METIS's "
+                         f"tolerance {imbalance!r} is ubvec: --ubvec {imbalance!r} or ubvec=[{imbalance!r}] "
+                         "(a value per constraint)")
+    return float(imbalance)

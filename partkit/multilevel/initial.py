@@ -49,11 +49,11 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     runs = init.runs if k <= 16 else max(1, init.runs // 2)
     total = float(coarsest.total_vertex_weight().sum())
     bounds = level_bounds(coarsest, maxw, finest)
-    # unequal bounds (target part weights): every bisection splits in proportion to its parts' bounds
-    fractions = None if (maxw == maxw[0]).all() else maxw[:, 0] / max(int(maxw[:, 0].sum()), 1)
+    # unequal bounds (target part weights): every bisection splits in proportion to its parts' bounds,
+    # per constraint
+    fractions = None if (maxw == maxw[0]).all() else maxw / np.maximum(maxw.sum(axis=0), 1)
     # the bisections may use the relaxed bound of the level, and at least the share of ε
-    average = coarsest.total_vertex_weight() / k if fractions is None else \
-        np.outer(fractions, coarsest.total_vertex_weight())
+    average = coarsest.total_vertex_weight() / k if fractions is None else fractions * coarsest.total_vertex_weight()
     eps = max(imbalance * init.imbalance_share, float(np.max(bounds / np.maximum(average, 1))) - 1.0, init.min_imbalance)
 
     def bisect(sub, fraction0, eps, bkey):
@@ -107,8 +107,11 @@ def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tri
     Parameters
     ----------
     graph : partkit.Graph
-    fraction0, imbalance : float
-        Target share of side 0 and allowed imbalance (see :func:`partkit.multilevel.recursive.bisection_bounds`).
+    fraction0 : float or float array, shape (ncon,)
+        Target share of side 0, one or one per constraint (see
+        :func:`partkit.multilevel.recursive.bisection_bounds`).
+    imbalance : float
+        Allowed imbalance.
     key : int
         Random stream.
     coarsening : partkit.multilevel.context.CoarseningContext
@@ -134,7 +137,7 @@ def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tri
     hierarchy = coarsen(graph, coarsening, init.bisection_coarsest, derive(key, "coarsen"))
     maxw = bisection_bounds(graph.total_vertex_weight(), fraction0, imbalance)
     coarse = hierarchy.coarsest
-    target = int(round(fraction0 * int(coarse.total_vertex_weight()[0])))
+    target = int(round(float(np.ravel(fraction0)[0]) * int(coarse.total_vertex_weight()[0])))  # grown on constraint 0
     starts = integers(derive(key, "starts"), coarse.n, tries)
     part = best_grown_bisection(coarse, level_bounds(coarse, maxw, not len(hierarchy)), target, starts,
                                 derive(key, "tries"), init.start_fm_passes, max(init.min_bad_moves, coarse.n // 4))

@@ -43,9 +43,16 @@ def bisection_bounds(total, fraction0, imbalance):
     """Maximum weight of each side of a bisection, shape ``(2, ncon)``.
 
     Side 0 targets ``fraction0 * total`` and side 1 the rest (see
-    :func:`partkit.metrics.weight_bounds`).
+    :func:`partkit.metrics.weight_bounds`); ``fraction0`` is one share or
+    one per constraint.
+
+    Examples
+    --------
+    >>> bisection_bounds([100, 100], np.array([0.4, 0.1]), 0.0).tolist()
+    [[40, 10], [60, 90]]
     """
-    return weight_bounds(total, (fraction0, 1.0 - fraction0), imbalance)
+    fraction0 = np.asarray(fraction0, dtype=np.float64)
+    return weight_bounds(total, np.stack([fraction0, 1.0 - fraction0]), imbalance)
 
 
 def fm_refine_bisection(graph, part, fraction0, imbalance, seed, *, npasses=FM_PASSES, max_bad=None):
@@ -132,9 +139,12 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         Seeds every bisection: the split of the sub-problem holding parts
         ``offset .. offset + kk - 1`` gets the stream ``derive(seed, offset, kk)``
         (:mod:`partkit._random`), whatever order the sub-problems run in.
-    fractions : array_like of float, shape (k,), optional
-        Target share of every part (default ``1 / k`` each); each split then
-        targets the share of the parts on its side.
+    fractions : array_like of float, shape (k,) or (k, ncon), optional
+        Target share of every part (default ``1 / k`` each), the same for
+        every constraint or one column per constraint; each split then
+        targets the share of the parts on its side, per constraint (a
+        ``fraction0`` of shape ``(ncon,)`` for ``bisect`` when the columns
+        differ).
     threads : int
         The independent sub-problems of a recursion level are bisected by
         this many Python threads when the level has at least
@@ -153,6 +163,8 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         bounds = max_part_weights(graph, k, imbalance).astype(np.float64)
     else:
         bounds = weight_bounds(graph.total_vertex_weight(), fractions, imbalance).astype(np.float64)
+    # one share per split unless the targets differ between constraints
+    per_part = fractions is None or np.ndim(fractions) == 1 or np.allclose(fractions, np.asarray(fractions)[:, :1])
 
     def final(task):
         """Whether a sub-problem is a set of final parts (then they are written)."""
@@ -169,8 +181,10 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         k0 = kk // 2
         eps = level_imbalance(sub.total_vertex_weight(), bounds[offset:offset + kk].sum(axis=0) / kk, kk)  # the mean
         if fractions is not None:  # unequal targets: the lighter side's shortfall is held to eps of its target
-            fraction0 = bounds[offset:offset + k0, 0].sum() / max(bounds[offset:offset + kk, 0].sum(), 1.0)
-            eps *= min(fraction0, 1.0 - fraction0) / max(fraction0, 1.0 - fraction0, 1e-12)
+            shares = bounds[offset:offset + k0].sum(axis=0) / np.maximum(bounds[offset:offset + kk].sum(axis=0), 1.0)
+            fraction0 = float(shares[0]) if per_part else shares
+            side0 = np.atleast_1d(fraction0)
+            eps *= float(np.min(np.minimum(side0, 1.0 - side0) / np.maximum(np.maximum(side0, 1.0 - side0), 1e-12)))
         else:
             fraction0 = k0 / kk
         side = np.asarray(bisect(sub, fraction0, eps, derive(seed, offset, kk)), dtype=np.int64)

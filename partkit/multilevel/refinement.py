@@ -7,7 +7,8 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
     restore the bound: direct moves into adjacent parts with room
     (:func:`rebalance`), then moves along paths
     of adjacent parts (:func:`kernels.refinement_balance.balance_along_paths`),
-    and moves to non-adjacent parts only as a last resort;
+    and moves to non-adjacent parts only as a last resort; with several
+    constraints, then trades between parts full on different constraints;
 ``lp``
     boundary label propagation (:func:`kernels.refinement_moves.parallel_label_propagation_refine`);
 ``fm``
@@ -38,7 +39,7 @@ from partkit._random import derive, permutation
 from partkit._threads import for_work
 from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
-                                                          parallel_rate_for_balance)
+                                                          parallel_rate_for_balance, trade_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights, relaxed_bounds)
@@ -225,7 +226,8 @@ def fm_degree_limit(xadj, ctx):
 
 
 def balance(graph, part, pw, maxw, ctx, paths=True):
-    """Restore the bound in place: adjacent moves, then paths of parts, then any part with room.
+    """Restore the bound in place: adjacent moves, then paths of parts, then any part with room, then (with
+    several constraints) trades of vertices between adjacent parts.
 
     Without ``paths`` only the adjacent moves are made (see
     :func:`coarse_paths`).
@@ -239,7 +241,8 @@ def balance(graph, part, pw, maxw, ctx, paths=True):
     if rebalance(g, part, pw, maxw, ctx.balance_rounds, False) or not paths:
         return not (pw > maxw).any()
     return (balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, 10 * ctx.balance_rounds)
-            or rebalance(g, part, pw, maxw, ctx.balance_rounds, True))
+            or rebalance(g, part, pw, maxw, ctx.balance_rounds, True)
+            or (g.ncon > 1 and trade_for_balance(g.xadj, g.adjncy, g.vwgt, part, pw, maxw, 10 * ctx.balance_rounds)))
 
 
 def rebalance(g, part, pw, maxw, rounds, far):

@@ -5,13 +5,15 @@ Each pass moves single vertices, each at most once, always taking a vertex
 of highest gain from the bucket queue of one side (see
 :mod:`partkit.multilevel.kernels.bucket_queue`); afterwards the pass is rolled back to
 its best prefix. "Best" is lexicographic: the least total overweight (sum
-over sides and constraints of the weight above ``maxw``), then the lowest
+over sides and constraints of the weight above ``maxw``, each as a fraction
+of its bound, so that constraints of different scales count alike), then the lowest
 cut, then the smaller relative difference of the two sides on the first
 constraint. Passes repeat until one brings no improvement.
 
 Balance-aware move selection: while the bisection is overweight the pass
-moves vertices out of the side that is most overweight, and only moves that
-reduce the overweight; once balanced, it takes the side whose best vertex
+moves vertices out of the side that is most overweight (out of the other
+side once none of its vertices is left to try), and only moves that reduce
+the overweight; once balanced, it takes the side whose best vertex
 has the higher gain (the heavier side on ties) and only moves that keep
 both sides within ``maxw`` on every constraint. Gains are edge-cut gains.
 
@@ -76,19 +78,21 @@ def side_weights(vwgt, part):
 
 
 @njit(cache=True, inline='always')
-def _side_overweight(pw, maxw, side):
-    s = 0
+def _side_overweight(pw, maxw, side, relative):
+    """The weight of ``side`` above its bounds, summed over the constraints (with ``relative``, each as a
+    fraction of its bound, so that constraints of different scales count alike)."""
+    s = 0.0
     for c in range(pw.shape[1]):
         d = pw[side, c] - maxw[side, c]
         if d > 0:
-            s += d
+            s += d / max(maxw[side, c], 1) if relative else d
     return s
 
 
 @njit(cache=True, inline='always')
 def overweight(pw, maxw):
     """Total weight above the bounds, over both sides and all constraints."""
-    return _side_overweight(pw, maxw, 0) + _side_overweight(pw, maxw, 1)
+    return int(_side_overweight(pw, maxw, 0, False) + _side_overweight(pw, maxw, 1, False))
 
 
 def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
@@ -294,11 +298,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
         cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
         for npass in range(npasses):
             pw = side_weights(vwgt, part)
-            ow0 = 0
-            ow1 = 0
-            for c in range(ncon):
-                ow0 += max(pw[0, c] - maxw[0, c], 0)
-                ow1 += max(pw[1, c] - maxw[1, c], 0)
+            ow0 = _side_overweight(pw, maxw, 0, True)
+            ow1 = _side_overweight(pw, maxw, 1, True)
             ow = ow0 + ow1
             repair = ow > 0
             locked[:] = False
@@ -330,22 +331,27 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
             bad = 0
             while bad < max_bad:
                 if ow > 0:
+                    # the more overweight side first; with several constraints its moves may all raise the
+                    # other side's overweight, which the other side's moves may then lower
                     s = 0 if ow0 >= ow1 else 1
-                    # top of queue s
-                    bk = top[s]
-                    while bk >= 0 and head[s, bk] == -1:
-                        bk -= 1
-                    top[s] = bk
+                    for _ in range(2):
+                        bk = top[s]
+                        while bk >= 0 and head[s, bk] == -1:
+                            bk -= 1
+                        top[s] = bk
+                        if bk >= 0:
+                            break
+                        s = 1 - s
                     if bk < 0:
                         break
                     v = head[s, bk]
                     locked[v] = True
                     t = 1 - s
-                    after = 0
+                    after = 0.0
                     for c in range(ncon):
-                        after += max(pw[s, c] - vwgt[v, c] - maxw[s, c], 0)
-                        after += max(pw[t, c] + vwgt[v, c] - maxw[t, c], 0)
-                    move_it = after < ow
+                        after += max(pw[s, c] - vwgt[v, c] - maxw[s, c], 0) / max(maxw[s, c], 1)
+                        after += max(pw[t, c] + vwgt[v, c] - maxw[t, c], 0) / max(maxw[t, c], 1)
+                    move_it = after < ow - 1e-12
                 else:
                     bk = top[0]
                     while bk >= 0 and head[0, bk] == -1:
@@ -456,11 +462,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
                         top[qu] = nb
                 moves[nmoves] = v
                 nmoves += 1
-                ow0 = 0
-                ow1 = 0
-                for c in range(ncon):
-                    ow0 += max(pw[0, c] - maxw[0, c], 0)
-                    ow1 += max(pw[1, c] - maxw[1, c], 0)
+                ow0 = _side_overweight(pw, maxw, 0, True)
+                ow1 = _side_overweight(pw, maxw, 1, True)
                 ow = ow0 + ow1
                 dev = abs(pw[0, 0] / max(maxw[0, 0], 1) - pw[1, 0] / max(maxw[1, 0], 1))
                 if (ow < best_ow or (ow == best_ow and cut < best_cut)

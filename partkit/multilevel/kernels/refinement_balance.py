@@ -7,7 +7,8 @@ moves weight along a shortest path of adjacent parts, one vertex per hop,
 to a part with room: each part on the way gives a vertex and takes one, so
 only the ends change weight, and every move crosses a boundary, so the cut
 suffers little. Moves to non-adjacent parts (``rebalance(..., far=True)``)
-are the last resort.
+are the last resort; with several constraints, parts full on different
+constraints then trade vertices (:func:`trade_for_balance`).
 """
 
 import numpy as np
@@ -29,6 +30,60 @@ def _helps(vwgt, pw, maxw, v, p):
         if pw[p, c] > maxw[p, c] and vwgt[v, c] > 0:
             return True
     return False
+
+
+@njit(cache=True)
+def _overweight_change(vwgt, pw, maxw, a, b, v, u):
+    """Change of the overweight of parts ``a`` and ``b``, each constraint's as a fraction of its bound, when
+    ``v`` moves from ``a`` to ``b`` and ``u`` (-1: none) from ``b`` to ``a``."""
+    change = 0.0
+    for c in range(vwgt.shape[1]):
+        d = vwgt[v, c] - (vwgt[u, c] if u >= 0 else 0)
+        change += (max(pw[a, c] - d - maxw[a, c], 0) - max(pw[a, c] - maxw[a, c], 0)) / max(maxw[a, c], 1)
+        change += (max(pw[b, c] + d - maxw[b, c], 0) - max(pw[b, c] - maxw[b, c], 0)) / max(maxw[b, c], 1)
+    return change
+
+
+@njit(cache=True)
+def trade_for_balance(xadj, adjncy, vwgt, part, pw, maxw, max_rounds):
+    """Restore ``maxw`` with several constraints where no vertex fits anywhere, in place; True when it holds.
+
+    A part over its bound on one constraint next to parts full on another
+    takes nothing and gives nothing to plain moves. Each round visits the
+    vertices of overloaded parts that carry an exceeded constraint and
+    makes the best of: moving the vertex to an adjacent part, or swapping
+    it with a neighbour in that part, when that lowers the two parts'
+    overweight (each constraint's as a fraction of its bound; so every step
+    lowers the total and the rounds end). Stops when the bound holds, after
+    a round without a step, or after ``max_rounds`` rounds.
+    """
+    n = xadj.size - 1
+    for _ in range(max_rounds):
+        if not any_overloaded(pw, maxw):
+            return True
+        moved = False
+        for v in range(n):
+            a = part[v]
+            if not overloaded(pw, maxw, a) or not _helps(vwgt, pw, maxw, v, a):
+                continue
+            best, best_b, best_u = -1e-12, -1, -1
+            for e in range(xadj[v], xadj[v + 1]):
+                u = adjncy[e]
+                b = part[u]
+                if b == a:
+                    continue
+                for partner in (-1, u):
+                    change = _overweight_change(vwgt, pw, maxw, a, b, v, partner)
+                    if change < best:
+                        best, best_b, best_u = change, b, partner
+            if best_b >= 0:
+                move_vertex(vwgt, part, pw, v, best_b)
+                if best_u >= 0:
+                    move_vertex(vwgt, part, pw, best_u, a)
+                moved = True
+        if not moved:
+            return False
+    return not any_overloaded(pw, maxw)
 
 
 #: Vertices moved per hop of a path in one go: a path moves up to this many vertices across each boundary.
