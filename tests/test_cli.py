@@ -79,6 +79,28 @@ def test_generate_then_partition(tmp_path, capsys):
                  str(tmp_path / "d.xyz"), "--json"]) == 0
 
 
+def test_generated_coordinates_are_found_beside_the_graph(tmp_path, capsys):
+    out = tmp_path / "d.graph"
+    assert main(["generate", "delaunay", "-n", "300", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["partition", str(out), "-k", "4", "--method", "rcb", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["k"] == 4
+    assert main(["plot", str(out), f"{out}.part.4", "-o", str(tmp_path / "d.png")]) == 0
+    assert "(partition drawing)" in capsys.readouterr().out
+    # --coords still decides: a wrong file is refused, naming it
+    (tmp_path / "three.xyz").write_text("0 0\n1 0\n0 1\n")
+    assert main(["partition", str(out), "-k", "4", "--method", "rcb", "--coords", str(tmp_path / "three.xyz")]) == 2
+    assert "three.xyz: 3 points for 300 vertices" in capsys.readouterr().err
+    # a .xyz beside the graph that does not fit says where it came from
+    (tmp_path / "d.xyz").write_text("0 0\n1 0\n0 1\n")
+    assert main(["partition", str(out), "-k", "4", "--method", "rcb"]) == 2
+    assert "the coordinates beside" in capsys.readouterr().err
+    # without a .xyz the geometric methods refuse as before
+    (tmp_path / "d.xyz").unlink()
+    assert main(["partition", str(out), "-k", "4", "--method", "rcb"]) == 2
+    assert "coordinates" in capsys.readouterr().err
+
+
 def test_console_script_shared_bad_files_exit_2(data_dir):
     for path in sorted((data_dir / "bad").iterdir()):
         run = subprocess.run([sys.executable, "-m", "partkit", "partition", str(path), "-k", "2",

@@ -9,9 +9,9 @@ import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
 from partkit.cli._compile import compile_notice
-from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, is_mesh_file,
-                                 load_input, method_options, output_path, print_json, progress_printer,
-                                 real)
+from partkit.cli._common import (MAX_COUNT, add_graph_arguments, coordinates_file, end_progress, integer,
+                                 is_mesh_file, load_input, method_options, output_path, print_json,
+                                 progress_printer, real)
 from partkit.cli._hypergraph import add_model_arguments, context_options, load_hypergraph, print_summary
 
 
@@ -90,7 +90,7 @@ def run(args):
 
     keep_freed_memory()  # a process that partitions and exits: see partkit._threads
     args.method = args.method or DEFAULT_METHOD
-    inputs = [args.file, args.coords]
+    inputs = [args.file, coordinates_file(args)]
     mesh_output = args.output is not None and is_mesh_file(args.output)
     if mesh_output and not is_mesh_file(args.file):
         raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
