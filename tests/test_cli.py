@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -116,3 +117,21 @@ def test_console_script_bcsstk13_json(data_dir, tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["n"] == 2003
+
+
+def test_cold_partition_announces_the_compilation_and_times_it_apart(grid_file, tmp_path):
+    """With an empty Numba cache (slow: it compiles the kernels) a piped run says so before the work,
+    and the time it prints is the work's; a second run loads the kernels and says nothing."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    command = [sys.executable, "-m", "partkit", "partition", str(grid_file), "-k", "2", "--json",
+               "-o", str(tmp_path / "g.part")]
+    cold = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert cold.returncode == 0, cold.stderr
+    lines = cold.stderr.splitlines()
+    assert lines[0].startswith("partkit: compiling the partition kernels on first use")
+    assert lines[1].startswith("partkit: compiled the kernels in ") and len(lines) == 2
+    result = json.loads(cold.stdout)
+    assert result["compile_seconds"] > 2 and result["seconds"] < result["compile_seconds"]
+    warm = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert warm.returncode == 0 and warm.stderr == ""
+    assert json.loads(warm.stdout)["compile_seconds"] == 0

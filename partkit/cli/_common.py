@@ -152,14 +152,20 @@ def print_json(payload):
     print(json.dumps(payload, sort_keys=False))
 
 
+#: Whether a progress line without its newline is on the terminal (a notice must clear it first).
+_progress_open = False
+
+
 def progress_printer(quiet):
     """A callable printing phase messages on a TTY stderr, or None when quiet or piped."""
     if quiet or not sys.stderr.isatty():
         return None
 
     def report(message):
+        global _progress_open
         sys.stderr.write(f"\r\033[K{message}")
         sys.stderr.flush()
+        _progress_open = True
 
     return report
 
@@ -167,5 +173,13 @@ def progress_printer(quiet):
 def end_progress(printer):
     """Clear the progress line, if one was printed."""
     if printer is not None:
+        end_open_progress()
+
+
+def end_open_progress():
+    """Clear the progress line on the terminal, if one is open (before a line of its own on stderr)."""
+    global _progress_open
+    if _progress_open:
         sys.stderr.write("\r\033[K")
         sys.stderr.flush()
+        _progress_open = False
