@@ -26,24 +26,22 @@ READERS = {
     None: (("partkit.io._text", "line_tokens"),),
 }
 
+_FM = ("partkit.multilevel.kernels.initial_fm", "bisection_tries")  # grown starts and 2-way FM
+_LP = ("partkit.methods.kernels.labelprop", "lp_sweep")
+
 #: Kernels that every run of a family compiles, as ``(module, function)``; the family is warm when
 #: all of them are in Numba's cache. A partition method's own kernels are in :data:`METHOD_KERNELS`.
 FAMILIES = {
     "partition": (),
-    "order": (("partkit.ordering.kernels.amd", "approximate_minimum_degree"),
-              ("partkit.ordering.kernels.separator", "node_fm"),
+    "order": (("partkit.ordering.kernels.amd", "approximate_minimum_degree"),  # separators: large graphs only
               ("partkit.ordering.kernels.symbolic", "column_counts")),
     "hypergraph": (("partkit.hypergraph.kernels.coarsening", "contract"),
                    ("partkit.hypergraph.kernels.initial", "grow_and_refine"),
                    ("partkit.hypergraph.kernels.refinement", "fm")),
-    "distributed": (("partkit.io._text", "line_tokens"),  # its own reader's tokenizer
-                    ("partkit.distributed.kernels.clustering", "choose_clusters"),
-                    ("partkit.distributed.kernels.refinement", "choose_moves"),
-                    ("partkit.multilevel.kernels.refinement_fm", "fm_pass")),
+    "distributed": (READERS[None] + (("partkit.distributed.kernels.clustering", "choose_clusters"),
+                                     ("partkit.distributed.kernels.refinement", "choose_moves"),
+                                     _FM)),  # its own reader, its stages, the serial engine's bisections
 }
-
-_FM = ("partkit.multilevel.kernels.initial_fm", "bisection_tries")  # grown starts and 2-way FM
-_LP = ("partkit.methods.kernels.labelprop", "lp_sweep")
 
 #: The kernels a graph partitioning method compiles on its first call (``--refine fm`` adds 2-way FM).
 #: Every multilevel run bisects its coarsest graph; k > 2 adds the k-way FM of :data:`KWAY_KERNELS`.
