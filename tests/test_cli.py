@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 
@@ -79,6 +80,28 @@ def test_generate_then_partition(tmp_path, capsys):
                  str(tmp_path / "d.xyz"), "--json"]) == 0
 
 
+def test_generated_coordinates_are_found_beside_the_graph(tmp_path, capsys):
+    out = tmp_path / "d.graph"
+    assert main(["generate", "delaunay", "-n", "300", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["partition", str(out), "-k", "4", "--method", "rcb", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["k"] == 4
+    assert main(["plot", str(out), f"{out}.part.4", "-o", str(tmp_path / "d.png")]) == 0
+    assert "(partition drawing)" in capsys.readouterr().out
+    # --coords still decides: a wrong file is refused, naming it
+    (tmp_path / "three.xyz").write_text("0 0\n1 0\n0 1\n")
+    assert main(["partition", str(out), "-k", "4", "--method", "rcb", "--coords", str(tmp_path / "three.xyz")]) == 2
+    assert "three.xyz: 3 points for 300 vertices" in capsys.readouterr().err
+    # a .xyz beside the graph that does not fit says where it came from
+    (tmp_path / "d.xyz").write_text("0 0\n1 0\n0 1\n")
+    assert main(["partition", str(out), "-k", "4", "--method", "rcb"]) == 2
+    assert "the coordinates beside" in capsys.readouterr().err
+    # without a .xyz the geometric methods refuse as before
+    (tmp_path / "d.xyz").unlink()
+    assert main(["partition", str(out), "-k", "4", "--method", "rcb"]) == 2
+    assert "coordinates" in capsys.readouterr().err
+
+
 def test_console_script_shared_bad_files_exit_2(data_dir):
     for path in sorted((data_dir / "bad").iterdir()):
         run = subprocess.run([sys.executable, "-m", "partkit", "partition", str(path), "-k", "2",
@@ -94,3 +117,21 @@ def test_console_script_bcsstk13_json(data_dir, tmp_path):
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["n"] == 2003
+
+
+def test_cold_partition_announces_the_compilation_and_times_it_apart(grid_file, tmp_path):
+    """With an empty Numba cache (slow: it compiles the kernels) a piped run says so before the work,
+    and the time it prints is the work's; a second run loads the kernels and says nothing."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    command = [sys.executable, "-m", "partkit", "partition", str(grid_file), "-k", "2", "--json",
+               "-o", str(tmp_path / "g.part")]
+    cold = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert cold.returncode == 0, cold.stderr
+    lines = cold.stderr.splitlines()
+    assert lines[0].startswith("partkit: compiling the partition kernels on first use")
+    assert lines[1].startswith("partkit: compiled the kernels in ") and len(lines) == 2
+    result = json.loads(cold.stdout)
+    assert result["compile_seconds"] > 2 and result["seconds"] < result["compile_seconds"]
+    warm = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert warm.returncode == 0 and warm.stderr == ""
+    assert json.loads(warm.stdout)["compile_seconds"] == 0

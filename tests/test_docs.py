@@ -163,3 +163,52 @@ def test_readme_main_command_runs(tmp_path):
     first = re.search(r"^```\n(pip install -e \. && .*?)\n```", readme, re.M).group(1)
     command = first.split("&&", 1)[1].strip()
     run(command, scratch(tmp_path), f"README: {command}")
+
+
+def test_readme_main_command_leaves_git_status_clean():
+    """Every file the README's main command writes (graph, coordinates, partition) is ignored by git."""
+    readme = (ROOT / "README.md").read_text()
+    first = re.search(r"^```\n(pip install -e \. && .*?)\n```", readme, re.M).group(1)
+    graph = re.search(r"generate \S+ .*?-o (\S+)", first).group(1)
+    k = re.search(r"partition \S+ -k (\d+)", first).group(1)
+    written = [graph, str(Path(graph).with_suffix(".xyz")), f"{graph}.part.{k}"]
+    try:
+        result = subprocess.run(["git", "check-ignore", "--no-index", "--verbose", "--non-matching", *written],
+                                cwd=ROOT, capture_output=True, text=True)
+    except FileNotFoundError:
+        pytest.skip("git is not installed")
+    if result.returncode == 128:
+        pytest.skip(f"not a git work tree: {result.stderr.strip()}")
+    # --verbose shows the pattern that decides; a "!" pattern or none ("::") means the file shows in git status
+    decided = {line.split("\t")[1]: line.split("\t")[0] for line in result.stdout.splitlines()}
+    unignored = [path for path in written if decided.get(path, "::").endswith("::")
+                 or decided[path].split(":", 2)[2].startswith("!")]
+    assert not unignored, f"git status would show {unignored}: {result.stdout}"
+
+
+def test_readme_synopsis_options_exist():
+    """Every option the README's "Command line" block shows is an option of its command."""
+    import argparse
+
+    from partkit.cli import build_parser
+
+    def command(parser, name):
+        return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[name]
+
+    block = re.search(r"^## Command line\n\n```\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M).group(1)
+    parser = build_parser()
+    current = None
+    for line in block.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "mpiexec":  # mpiexec -n P partkit ...
+            words, line = words[3:], " ".join(words[3:])
+        if words[0] == "partkit":
+            current = command(parser, words[1])
+            if words[1] == "balance":
+                current = command(current, words[2])
+        known = {option for action in current._actions for option in action.option_strings}
+        shown = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", line))
+        assert shown <= known, f"README synopsis: {line.strip()!r} shows {sorted(shown - known)}"
+    assert "--coords" in block.split("partkit info")[0], "the partition synopsis shows --coords"

@@ -276,18 +276,73 @@ def test_compile_notice_reports_a_cold_compilation(monkeypatch):
 
     from partkit.cli import _compile
 
-    monkeypatch.setattr(_compile, "kernels_cached", lambda: False)
+    monkeypatch.setattr(_compile, "kernels_cached", lambda family, **kernels: False)
 
     @njit
     def fresh(x):
         return x + 1
 
     stream = io.StringIO()
-    with _compile.compile_notice(True, stream):
+    with _compile.compiling("order", stream=stream) as compiled:
+        assert stream.getvalue().startswith("partkit: compiling the order kernels")  # before the work
+        since = compiled.clock()
         assert fresh(1) == 2
+        work = compiled.work(since)
+    assert compiled.cold and compiled.seconds > 0 and work < compiled.seconds
+    _compile.report_compilation(compiled, stream=stream)
     lines = stream.getvalue().splitlines()
-    assert lines[0].startswith("partkit: compiling the Numba kernels") and lines[1].startswith("partkit: compiled")
+    assert len(lines) == 2 and lines[1].startswith("partkit: compiled the kernels in ")
+    assert lines[1].endswith(" s (once; later runs reuse them)")
     quiet = io.StringIO()
-    with _compile.compile_notice(False, quiet):
-        fresh(2)
-    assert quiet.getvalue() == ""
+    with _compile.compiling("hypergraph", False, stream=quiet) as compiled:
+        fresh(2.0)
+    _compile.report_compilation(compiled, quiet=True, stream=quiet)
+    assert quiet.getvalue() == "" and compiled.seconds > 0
+
+
+def test_compile_notice_only_when_the_family_is_cold(monkeypatch):
+    import io
+
+    from partkit.cli import _compile
+
+    asked = []
+    monkeypatch.setattr(_compile, "kernels_cached",
+                        lambda family, **kernels: asked.append((family, kernels)) or True)
+    stream = io.StringIO()
+    with _compile.compiling("distributed", stream=stream) as compiled:
+        pass
+    _compile.report_compilation(compiled, stream=stream)
+    assert stream.getvalue() == "" and not compiled.cold and compiled.seconds == 0
+    assert asked == [("distributed", {})]
+    compiled.seconds = _compile.REPORT_SECONDS + 1  # a warm family that compiled long all the same
+    assert compiled.report().startswith("partkit: compiled the kernels in 3.0 s")
+
+
+def test_every_family_names_cached_kernels_that_exist():
+    import importlib
+
+    from partkit.cli import _compile
+
+    cases = [("partition", {"file": "g.graph", "method": method, "refine": "fm", "k": 8})
+             for method in _compile.METHOD_KERNELS]
+    cases += [(family, {"file": name}) for family in _compile.FAMILIES
+              for name in ("g.graph", "m.mtx", "e.mesh", "h.hgr")]
+    for family, kernels in cases:
+        pairs = _compile.family_kernels(family, **kernels)
+        assert pairs, (family, kernels)
+        for module, name in pairs:
+            dispatcher = getattr(importlib.import_module(module), name)
+            dispatcher._cache._cache_file._load_index()  # Numba's cache API as _cached reads it
+        assert _compile.kernels_cached(family, **kernels) in (True, False)
+    assert _compile.family_kernels("partition", method="rcb") == ()  # numpy only: nothing to announce
+
+
+def test_notice_ends_an_open_progress_line(monkeypatch, capsys):
+    from partkit.cli import _common
+    from partkit.cli._compile import notice
+
+    monkeypatch.setattr(_common, "_progress_open", True)
+    notice("partkit: compiling the partition kernels")
+    assert capsys.readouterr().err == "\r\033[Kpartkit: compiling the partition kernels\n"
+    notice("again")
+    assert capsys.readouterr().err == "again\n"  # the line is closed once

@@ -52,7 +52,9 @@ def add_graph_arguments(parser):
                                      "(.mesh) or a mesh meshio reads (.msh, .vtu, .vtk, .xdmf, .exo; needs "
                                      "partkit[mesh]); a mesh is partitioned as its dual or nodal graph")
     parser.add_argument("--coords", metavar="FILE",
-                        help="coordinates, one vertex per line (for a METIS mesh: one node per line)")
+                        help="coordinates, one vertex per line (for a METIS mesh: one node per line); "
+                             "default for a graph file: FILE's name with .xyz for its suffix, when that "
+                             "exists (what partkit generate writes)")
     parser.add_argument("--edge-weights", choices=["unit", "abs"], default="unit",
                         help="Matrix Market only: unit edge weights (default) or from |a_ij|")
     parser.add_argument("--ncommon", type=integer(1), metavar="N",
@@ -94,6 +96,21 @@ def load_graph(args):
     return load_input(args)[0]
 
 
+def coordinates_file(args):
+    """The coordinates file of the arguments: ``--coords``, else the ``.xyz`` file beside a graph file
+    (same name, ``.xyz`` for its suffix, as ``partkit generate`` writes it) when it exists, else None.
+
+    A mesh carries its own node coordinates (or takes ``--coords``), so none is looked for beside it.
+    """
+    import os
+    from pathlib import Path
+
+    if args.coords is not None or is_mesh_file(args.file):
+        return args.coords
+    beside = Path(args.file).with_suffix(".xyz")
+    return str(beside) if beside != Path(args.file) and os.path.isfile(beside) else None
+
+
 def load_input(args):
     """``(graph, mesh)``: the graph of the arguments of :func:`add_graph_arguments`, and the mesh it came
     from (a :class:`partkit.io.Mesh`, or None for a graph or matrix file)."""
@@ -103,8 +120,14 @@ def load_input(args):
     if not is_mesh_file(args.file):
         if args.mesh_graph != "dual":
             raise InputError(f"--mesh-graph applies to mesh files, not {args.file}")
-        return read_graph(args.file, edge_weights=None if args.edge_weights == "unit" else "abs",
-                          coords=args.coords, ncommon=args.ncommon), None
+        coords = coordinates_file(args)
+        try:
+            return read_graph(args.file, edge_weights=None if args.edge_weights == "unit" else "abs",
+                              coords=coords, ncommon=args.ncommon), None
+        except InputError as exc:
+            if coords is None or args.coords is not None or str(coords) not in str(exc):
+                raise
+            raise InputError(f"{exc} (the coordinates beside {args.file}; --coords names another file)") from None
     mesh = read_any_mesh(args.file, coords=args.coords, untyped=args.ncommon is not None)
     return mesh.graph(args.mesh_graph, args.ncommon), mesh
 
@@ -129,14 +152,20 @@ def print_json(payload):
     print(json.dumps(payload, sort_keys=False))
 
 
+#: Whether a progress line without its newline is on the terminal (a notice must clear it first).
+_progress_open = False
+
+
 def progress_printer(quiet):
     """A callable printing phase messages on a TTY stderr, or None when quiet or piped."""
     if quiet or not sys.stderr.isatty():
         return None
 
     def report(message):
+        global _progress_open
         sys.stderr.write(f"\r\033[K{message}")
         sys.stderr.flush()
+        _progress_open = True
 
     return report
 
@@ -144,5 +173,13 @@ def progress_printer(quiet):
 def end_progress(printer):
     """Clear the progress line, if one was printed."""
     if printer is not None:
+        end_open_progress()
+
+
+def end_open_progress():
+    """Clear the progress line on the terminal, if one is open (before a line of its own on stderr)."""
+    global _progress_open
+    if _progress_open:
         sys.stderr.write("\r\033[K")
         sys.stderr.flush()
+        _progress_open = False

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 from partkit.cli import EXIT_OK
+from partkit.cli._compile import compiling, report_compilation
 from partkit.cli._common import add_graph_arguments, load_graph, print_json
 
 
@@ -31,18 +30,20 @@ def run(args):
     from partkit.io import write_partition
     from partkit.ordering import order, symbolic_cholesky
 
-    graph = load_graph(args)
-    start = time.perf_counter()
-    perm, iperm = order(graph, seed=args.seed)
-    seconds = time.perf_counter() - start
+    with compiling("order", file=args.file) as compiled:
+        graph = load_graph(args)
+        start = compiled.clock()
+        perm, iperm = order(graph, seed=args.seed)
+        seconds = compiled.work(start)
+        fill, natural = symbolic_cholesky(graph, perm), symbolic_cholesky(graph)
+    report_compilation(compiled)
     output = args.output or f"{args.file}.perm"
     write_partition(output, perm)
     if args.iperm:
         write_partition(args.iperm, iperm)
-    fill, natural = symbolic_cholesky(graph, perm), symbolic_cholesky(graph)
     result = {"file": args.file, "n": graph.n, "m": graph.m, "nnz_L": fill.nnz, "flops": fill.flops,
               "natural_nnz_L": natural.nnz, "natural_flops": natural.flops, "seconds": seconds,
-              "output": output, "iperm": args.iperm}
+              "compile_seconds": compiled.seconds, "output": output, "iperm": args.iperm}
     if args.json:
         print_json(result)
     else:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import warnings
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
-from partkit.cli._compile import compile_notice
-from partkit.cli._common import (MAX_COUNT, add_graph_arguments, end_progress, integer, is_mesh_file,
-                                 load_input, method_options, output_path, print_json, progress_printer,
-                                 real)
+from partkit.cli._compile import compiling, report_compilation
+from partkit.cli._common import (MAX_COUNT, add_graph_arguments, coordinates_file, end_progress, integer,
+                                 is_mesh_file, load_input, method_options, output_path, print_json,
+                                 progress_printer, real)
 from partkit.cli._hypergraph import add_model_arguments, context_options, load_hypergraph, print_summary
 
 
@@ -92,7 +91,7 @@ def run(args):
 
     keep_freed_memory()  # a process that partitions and exits: see partkit._threads
     args.method = args.method or DEFAULT_METHOD
-    inputs = [args.file, args.coords]
+    inputs = [args.file, coordinates_file(args)]
     mesh_output = args.output is not None and is_mesh_file(args.output)
     if mesh_output and not is_mesh_file(args.file):
         raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
@@ -104,19 +103,21 @@ def run(args):
             outputs.append(args.output)
     else:
         outputs = [output_path(args, f"{args.file}.part.{args.k}", inputs)]
-    graph, mesh = load_input(args)
-    printer = progress_printer(args.quiet or args.json)
-    flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads, "tpwgts": args.tpwgts,
-             "ubvec": args.ubvec}
-    options = method_options(args.method, flags, args.option, printer)
-    fixed = None if args.fixed is None else read_partition(args.fixed, graph.n, args.k, free=True)
-    start = time.perf_counter()
-    with compile_notice(printer is not None):
+    with compiling("partition", not args.quiet, file=args.file, method=args.method, refine=args.refine,
+                   k=args.k) as compiled:
+        graph, mesh = load_input(args)
+        printer = progress_printer(args.quiet or args.json)
+        flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads, "tpwgts": args.tpwgts,
+                 "ubvec": args.ubvec}
+        options = method_options(args.method, flags, args.option, printer)
+        fixed = None if args.fixed is None else read_partition(args.fixed, graph.n, args.k, free=True)
+        start = compiled.clock()
         graph, part, report = partition_report(graph, args.k, args.method, imbalance=args.imbalance,
                                                seed=args.seed, fixed=fixed, contiguous=args.contiguous,
                                                objective=args.objective, **options)
-    seconds = time.perf_counter() - start
+    seconds = compiled.work(start)
     end_progress(printer)
+    report_compilation(compiled, args.quiet)
     if mesh is None:
         write_partition(outputs[0], part)
     else:
@@ -128,7 +129,7 @@ def run(args):
     output = ", ".join(outputs)
     warning, bound, balanced = (report.pop(key) for key in ("warning", "imbalance_bound", "balanced"))
     result = {"file": args.file, **report, "method": args.method, "imbalance_bound": bound, "balanced": balanced,
-              "seconds": seconds, "output": output}
+              "seconds": seconds, "compile_seconds": compiled.seconds, "output": output}
     if args.json:
         print_json(result)
     else:
@@ -168,17 +169,19 @@ def run_hypergraph(args):
             raise InputError(f"{option} applies to the graph model, not --model {args.model}")
     context = context_options(PRESETS[args.preset or "default"], args.option, f"--model {args.model}")
     output = output_path(args, f"{args.file}.part.{args.k}", [args.file])
-    h = load_hypergraph(args)
-    start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, \
+            compiling("hypergraph", not args.quiet, file=args.file) as compiled:
+        h = load_hypergraph(args)
         warnings.simplefilter("always", InfeasibleBalanceWarning)
+        start = compiled.clock()
         part = partition(h, args.k, imbalance=args.imbalance, seed=args.seed, context=context)
-    seconds = time.perf_counter() - start
+    seconds = compiled.work(start)
+    report_compilation(compiled, args.quiet)
     infeasible = [w for w in caught if issubclass(w.category, InfeasibleBalanceWarning)]
     write_partition(output, part)
     result = {"file": args.file, "model": args.model, **summary(h, part, args.k),
               "imbalance_bound": args.imbalance, "balanced": not infeasible, "seconds": seconds,
-              "output": output}
+              "compile_seconds": compiled.seconds, "output": output}
     if args.json:
         print_json(result)
     else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from partkit.cli import EXIT_OK
-from partkit.cli._common import MAX_COUNT, add_graph_arguments, integer, load_graph
+from partkit.cli._common import MAX_COUNT, add_graph_arguments, coordinates_file, integer, load_graph
 
 
 def register(subparsers):
@@ -29,7 +29,7 @@ def run(args):
     from partkit.layout import spectral_layout
     from partkit.plot import plot_partition, spy_partition
 
-    check_output(args.output, inputs=[args.file, args.partfile, args.coords])
+    check_output(args.output, inputs=[args.file, args.partfile, coordinates_file(args)])
     graph = load_graph(args)
     part = read_partition(args.partfile, n=graph.n, k=args.k)
     if args.layout == "spectral":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_OK
-from partkit.cli._common import (MAX_COUNT, add_graph_arguments, integer, load_graph, output_path,
+from partkit.cli._common import (MAX_COUNT, add_graph_arguments, coordinates_file, integer, load_graph, output_path,
                                  print_json, real)
 
 
@@ -51,7 +51,8 @@ def run(args):
     from partkit.io import read_partition, read_vertex_weights, write_partition
     from partkit.metrics import edge_cut, is_balanced
 
-    output = output_path(args, f"{args.partfile}.repart", [args.partfile, args.file, args.weights, args.coords])
+    output = output_path(args, f"{args.partfile}.repart",
+                         [args.partfile, args.file, args.weights, coordinates_file(args)])
     graph = load_graph(args)
     weights = read_vertex_weights(args.weights, graph.n)
     old = read_partition(args.partfile, graph.n, args.k)

@@ -9,13 +9,12 @@ rank 0 prints the summary (text or ``--json``); errors are printed once.
 from __future__ import annotations
 
 import sys
-import time
-
 import numpy as np
 from mpi4py import MPI
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK
 from partkit.cli._common import end_progress, print_json, progress_printer
+from partkit.cli._compile import compiling, report_compilation
 from partkit.distributed.comm import Channel
 from partkit.distributed.halo import fetch
 from partkit.distributed.io import read_graph, write_partition
@@ -50,21 +49,24 @@ def _run(comm, args):
     progress = None
     if comm.bcast(printer is not None, root=0):  # every rank computes the per-level cut, rank 0 shows it
         progress = printer if printer is not None else (lambda message: None)
-    start = time.perf_counter()
-    graph = read_graph(comm, args.file)
-    channel = Channel(comm)
-    part = partition_block(channel, graph.vtxdist, graph.xadj, graph.adjncy, args.k, vwgt=graph.vwgt,
-                           adjwgt=graph.adjwgt, imbalance=args.imbalance, seed=args.seed, name=graph.name,
-                           progress=progress)
-    seconds = time.perf_counter() - start
+    with compiling("distributed", comm.rank == 0 and not args.quiet) as compiled:
+        start = compiled.clock()
+        graph = read_graph(comm, args.file)
+        channel = Channel(comm)
+        part = partition_block(channel, graph.vtxdist, graph.xadj, graph.adjncy, args.k, vwgt=graph.vwgt,
+                               adjwgt=graph.adjwgt, imbalance=args.imbalance, seed=args.seed, name=graph.name,
+                               progress=progress)
+        seconds = compiled.work(start)
     output = args.output or f"{args.file}.part.{args.k}"
     write_partition(comm, output, part)
     channel.phase = "summary"
     result = summary(channel, graph, part, args.k, args.imbalance)
     end_progress(printer)
+    report_compilation(compiled, comm.rank != 0 or args.quiet)
     if comm.rank == 0:
         result.update({"file": args.file, "method": "distributed", "ranks": comm.size,
-                       "imbalance_bound": args.imbalance, "seconds": seconds, "output": output})
+                       "imbalance_bound": args.imbalance, "seconds": seconds, "compile_seconds": compiled.seconds,
+                       "output": output})
         if args.json:
             print_json(result)
         else:

@@ -4,7 +4,8 @@ A :class:`Context` holds a :class:`CoarseningContext`, an
 :class:`InitialContext` and a :class:`RefinementContext`, plus the number of
 independent runs and V-cycles. The presets are the default context with a
 few overrides (:data:`PRESET_OVERRIDES`), so the difference between two
-presets reads off one table; :func:`preset` builds them.
+presets reads off one table; :func:`preset` builds them. The measurements
+that chose the defaults are in ``docs/tuning_log.md``.
 
 Examples
 --------
@@ -61,9 +62,8 @@ class CoarseningContext:
         When the input is clustered, a cluster may weigh this share of ε
         times the perfect weight of the lightest part where that exceeds
         the cap of the coarse vertices (KaMinPar's limit: ε leaves room for
-        such a vertex in every part). On the random geometric graph of
-        32768 vertices at ε = 0.03 (seeds 0-9) the mean cut falls from 833
-        to 773 at k = 8, 205 to 193 at k = 2 and 3961 to 3741 at k = 64.
+        such a vertex in every part): the clusters of a clustered graph
+        then follow its clusters, for a smaller cut.
     skew : float
         ``auto`` picks clustering when the maximum degree exceeds ``skew``
         times the average degree (and the graph has over 1000 vertices).
@@ -73,17 +73,13 @@ class CoarseningContext:
         :func:`kernels.coarsening_clustering.sampled_transitivity`).
     triangle_sample, triangle_step, triangle_neighbours : int
         The estimate looks at about ``triangle_sample`` evenly spread
-        vertices, at most every ``triangle_step``-th, and at the paths
-        through ``triangle_neighbours`` neighbours of each (about 0.1 ms
-        on 32768 vertices; within 0.01 of the exact share on the graphs
-        named here). Neighbourhoods that overlap this much (a random
-        geometric graph: 0.59) give label propagation compact clusters,
-        where a matching of equal-weight edges pairs vertices at random
-        across them; triangle and tetrahedral meshes have about 0.4, the
-        FEM matrix bcsstk13 0.48. On the random geometric graph of 32768
-        vertices (k = 8, ε = 0.03, seeds 0-9) clustering cuts 833 on
-        average against 954 for matching (METIS 996, KaMinPar 704); on
-        meshes it cuts 1 to 3 % more than matching.
+        vertices, at most every ``triangle_step``-th, and at the paths through
+        ``triangle_neighbours`` neighbours of each: cheap, and close to the
+        exact share. Neighbourhoods that overlap this much (a random geometric
+        graph: 0.59) give label propagation compact clusters, where a matching
+        of equal-weight edges pairs vertices at random across them; triangle
+        and tetrahedral meshes have about 0.4, the FEM matrix bcsstk13 0.48:
+        clustering cuts less on the first, matching on meshes.
     """
 
     algorithm: str = "auto"
@@ -117,18 +113,8 @@ class InitialContext:
         Fewest grown starts of a bisection deep in the recursion. The
         coarse levels of a random geometric graph are partitioned almost
         only by the initial bisections (more FM or label propagation on
-        the way up changes no cut), so its bad seeds are bad starts: on
-        the one of 32768 vertices (ε = 0.03, seeds 0-23) 8 starts instead
-        of 4 (with ``min_bad_moves`` 40 instead of 50) cut 770 instead of
-        783 on average at k = 8 (worst 846 instead of 876) and 3423
-        instead of 3539 at k = 64. Over 9 graphs (the five shared inputs,
-        Delaunay meshes of 2^15 and 2^17 vertices, a tetrahedral mesh of
-        2^17 and a Barabási-Albert graph of 60 000; k in {2, 8, 64}, ε in
-        {0.03, 0.001}, seeds 0-1) the cut fell by 0.9 % for 2.9 to 4.4 %
-        more time (two sweeps); on the random
-        geometric graph (one thread, best of 6) 0.3 % more at k = 2, 4.4 %
-        at k = 8 and 5.5 % at k = 64, where the initial partitioning takes
-        about half of the time.
+        the way up changes no cut), so its bad seeds are bad starts: more
+        starts cut less there, for a few percent more time.
     start_fm_passes : int
         2-way FM passes refining each grown start.
     level_fm_passes : int
@@ -140,16 +126,13 @@ class InitialContext:
         a k = 8 coarsest graph (about 640 vertices) was flat, and flat FM
         cannot move the branches of a sparse, tree-like graph (moving a
         branch costs until all of it has moved); coarser bisections move
-        them as coarse vertices. With 100 (and the relaxed bound on the
-        coarse levels of a bisection, see
-        :func:`partkit.multilevel.initial.multilevel_bisection`) the US
-        power grid (4941 vertices) at k = 8, ε = 0.03 cuts 87.4 instead of
-        92.4 on average over seeds 0-127; 40 to 150 do about as well
-        (METIS and KaMinPar coarsen a bisection to about 20 vertices).
+        them as coarse vertices (with the relaxed bound on the coarse
+        levels of a bisection, see
+        :func:`partkit.multilevel.initial.multilevel_bisection`); METIS
+        and KaMinPar coarsen a bisection to about 20 vertices.
     min_bad_moves : int
-        Lower bound on the fruitless FM moves of a pass. 40 instead of 50
-        pays for part of the extra starts of ``min_tries``: with 50 they
-        took 4.7 to 6.1 % more time in the sweep above, for the same cut.
+        Lower bound on the fruitless FM moves of a pass; a low one pays for
+        part of the extra starts of ``min_tries``.
     imbalance_share : float
         The initial partition may use this multiple of ε (the k-way
         refinement restores the bound), or the relaxed bound of the
@@ -180,19 +163,15 @@ class RefinementContext:
         paths of parts when no direct move fits), ``lp`` is boundary label
         propagation, ``fm`` k-way FM with rollback.
     bisection_algorithms : tuple of {"balance", "lp", "fm"}
-        The list used when k = 2, where ``fm`` is 2-way FM with bucket
-        queues, balance-aware moves and rollback (the kernel that refines
-        the initial bisections), run for ``bisection_fm_passes`` passes of
-        at most ``max(50, bisection_bad_share * n)`` fruitless moves. Over
-        9 graphs at ε in {0.03, 0.001} it cut 4.6% less than the k-way list
-        in 11% less time (3D grid: 4096, the plane, against about 5000).
-        It restores the bound itself: an overweight bisection starts a
-        pass from every vertex and moves out of the heavier side first,
-        so no ``balance`` runs before it. Without that step, over the 12
-        graphs of ``benchmarks/compare.py`` at k = 2 (seeds 0-3) the cut
-        fell by 2.1 % at ε = 0 and 5.8 % at ε = 0.001 (R-MAT: 7 392 instead
-        of 13 632, its isolated vertices being the zero-gain moves that
-        balance the sides) and 0.5 % at ε = 0.03, for 2-4 % less time.
+        The list used when k = 2, where ``fm`` is 2-way FM with bucket queues,
+        balance-aware moves and rollback (the kernel that refines the initial
+        bisections), run for ``bisection_fm_passes`` passes of at most
+        ``max(50, bisection_bad_share * n)`` fruitless moves: it cuts less
+        than the k-way list, in less time. It restores the bound itself: an
+        overweight bisection starts a pass from every vertex and moves out of
+        the heavier side first, so no ``balance`` runs before it (the balancer
+        would spend the zero-gain moves, such as isolated vertices, that FM
+        uses to balance the sides at no cost).
     bisection_fm_passes : int
     bisection_bad_share : float
     lp_rounds : int
@@ -202,10 +181,8 @@ class RefinementContext:
     fm_large_level, fm_large_passes : int
         Levels of at least ``fm_large_level`` vertices get ``fm_large_passes``
         FM passes (0: no such levels). The passes are sequential; on these
-        levels the parallel label propagation does most of the work (one
-        pass instead of two there: 0.1% more cut over 4elt, rgg, delaunay
-        n17/n20 and a 10^6-vertex tetrahedral mesh at k = 8 and 64, 0.6% on
-        the mesh at k = 64).
+        levels the parallel label propagation does most of the work, so
+        fewer passes cost little cut.
     fm_max_bad : int
     fm_bad_share : float
         A k-way FM pass stops after ``max(50, min(fm_max_bad, fm_bad_share * n))``
@@ -250,15 +227,9 @@ class Context:
         propagation and FM at the final bound; with ε = 0 the parts are then
         evened out). At the final bound itself every part is full, and the
         k-way moves, which keep a part within its bound, find almost no
-        move: a 64^3 grid at ε = 0 and k = 8 cut 22 786 (seeds 0-1) where
-        ε = 0.03 gives 14 988; worked at 0.003 it cuts 16 288 (k = 2: 4096,
-        the plane, against 6236). Over 11 graphs (meshes, a 3D grid,
-        power-law graphs, disconnected and shared matrices) at k in
-        {2, 8, 64}, seeds 0-1, the cut fell by 6.6 % at ε = 0 (worst +5 %,
-        the random geometric graph at k = 8) and by 1.6 % at ε = 0.001
-        (worst +4 %, the same), for 10 % more time (the refinement at the
-        final bound; up to 1.5 x on power-law graphs). ε of at least
-        ``working_imbalance`` is unchanged.
+        move; a little room on the way up cuts much less at ε = 0 and
+        0.001, for the time of the refinement at the final bound. ε of at
+        least ``working_imbalance`` is unchanged.
     """
 
     coarsening: CoarseningContext = field(default_factory=CoarseningContext)

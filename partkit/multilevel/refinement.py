@@ -25,9 +25,8 @@ when that exceeds the bound, as KaMinPar does: a coarse vertex weighs many
 fine ones, and an exact bound there would block the moves that the finer
 levels can still balance. Where ε leaves room for the heaviest vertex the
 bound stays exact: relaxing it beyond ε lets the coarse levels overfill
-parts that the finest level must then empty at a high cost in cut (random
-geometric graph, 32768 vertices, k = 8, ε = 0.03, seeds 0-9: mean cut 954
-instead of 975 with matching, 833 instead of 912 with clustering).
+parts that the finest level must then empty at a high cost in cut
+(measurements in ``docs/tuning_log.md``).
 """
 
 from __future__ import annotations
@@ -75,11 +74,8 @@ def coarse_paths(bounds, maxw):
     bounds there, so weight left in excess would grow. Where the level's
     bound is already the final one, the finer levels keep it and have
     lighter vertices, which adjacent moves place more easily; the paths
-    (and the compile of their kernels, about 2.4 s on a first call) are
-    then rarely needed. Measured over 9 graphs, k in {2, 8, 64, 256} and
-    ε in {0, 0.001, 0.03}, this rule changes 6 cuts of 216, by -0.5 % to
-    +0.7 %. Skipping the paths on every coarse level instead costs 4 %
-    more cut on Delaunay meshes of 2^17 vertices at ε = 0.001.
+    are then rarely needed, and a first call skips the compilation of
+    their kernels. Skipping them on every coarse level would cost cut.
 
     Examples
     --------
