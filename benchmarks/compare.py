@@ -730,6 +730,7 @@ def parse_args(argv=None):
                                                 "with --quick benchmarks/results/quick.json)")
     p.add_argument("--plot", metavar="PNG", help="bar chart of the cut and time ratios per tool and k")
     p.add_argument("--quiet", action="store_true", help="no progress line on a terminal")
+    p.add_argument("--note", default="", help="a remark on the run for the report (e.g. the machine's load)")
     args = p.parse_args(argv)
     try:
         args.threads = [int(t) for t in str(args.threads).split(",") if t.strip()]
@@ -856,11 +857,11 @@ def main(argv=None):
     complete = not (args.quick or args.classes or args.graphs)
     meta = {"set": args.set, "complete": complete,
             "label": (f"the full {args.set} set" if complete else
-                      f"A SUBSET of the {args.set} set ({summary['graphs']} graphs, {len(rows)} instances"
+                      f"a subset of the {args.set} set ({summary['graphs']} graphs, {len(rows)} instances"
                       f"{', --quick' if args.quick else ''}): not the full evaluation"),
             "command": "python benchmarks/compare.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "date": time.strftime("%Y-%m-%d %H:%M"), "wall_seconds": time.time() - started,
-            "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
+            "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "note": args.note}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     with open(args.json, "w") as fh:
         json.dump({"meta": meta, "args": vars(args), "rows": rows, "summary": summary}, fh, indent=1)

@@ -42,7 +42,9 @@ def pct(ratio):
 
 
 def fmt(value, digits=3):
-    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return str(value) if isinstance(value, int) else f"{value:.{digits}f}"
 
 
 def provenance(data, link):
@@ -62,8 +64,9 @@ def provenance(data, link):
               f"set, graphs the defaults were not tuned on; k = {', '.join(map(str, ks))}; "
               f"ε = {', '.join(f'{e:g}' for e in eps)}; seeds {', '.join(map(str, summary['seeds']))}; "
               f"{len(rows)} instances; tools {', '.join(name(t) for t in tools)}, all in the same process and "
-              f"timed the same way. Cut ratios count only instances where the other tool's partition is within "
-              f"the ε it was given; geometric means, below 1 is better for partkit. Details: {link}.", ""]
+              f"timed the same way" + (f" ({meta['note']})" if meta.get("note") else "") + ". Cut ratios count "
+              f"only instances where the other tool's partition is within the ε it was given; geometric means, "
+              f"below 1 is better for partkit. Details: {link}.", ""]
     return lines
 
 
@@ -185,9 +188,8 @@ def plot(data, path):
     for ax, what in zip(axes, ("cut", "time")):
         for tool in prof["tools"]:
             ax.step(prof["taus"], prof[what][tool], where="post", marker="o", label=name(tool))
-        ax.set_xscale("log")
-        ax.set_xticks(prof["taus"], [f"{t:g}" for t in prof["taus"]])
-        ax.minorticks_off()
+        ticks = [t for t in prof["taus"] if t in (1.0, 1.1, 1.25, 1.5, 2.0)]
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("τ")
         ax.set_ylabel(f"share of instances, {what} within τ x best")

@@ -35,7 +35,7 @@ def test_compare_quick_writes_table_targets_json_and_plot(tmp_path):
     result = json.loads(out.read_text())
     assert [(r["class"], r["graph"], r["k"], r["epsilon"]) for r in result["rows"]] == [
         ("file", "grid.graph", 8, 0.03), ("grid", "grid2d_40x25", 8, 0.03), ("grid", "grid2d_40x25", 8, 0.0)]
-    assert not result["meta"]["complete"] and "SUBSET" in result["meta"]["label"]
+    assert not result["meta"]["complete"] and "a subset" in result["meta"]["label"]
     metis = result["rows"][2]["tools"]["metis"]
     assert metis["valid"] is (metis["imbalance"] <= 1e-12)  # at eps = 0 a part may not weigh more than ceil(W/k)
     summary = result["summary"]
