@@ -3,7 +3,7 @@
 The inputs are data in ``benchmarks/instances.py``: the TUNING set (13
 graphs in six classes, the ones the defaults of
 ``partkit/multilevel/context.py`` were chosen on) and the EVALUATION set
-(35 graphs in ten classes the tuning never saw: 2D and 3D FEM meshes,
+(35 graphs in nine classes the tuning never saw: 2D and 3D FEM meshes,
 Delaunay, grids, road-like, power-law, random geometric, many components,
 weighted and 2-constraint graphs). Published figures come from the
 evaluation set only (``benchmarks/report.py`` writes them into the README
@@ -858,7 +858,7 @@ def main(argv=None):
     meta = {"set": args.set, "complete": complete,
             "label": (f"the full {args.set} set" if complete else
                       f"a subset of the {args.set} set ({summary['graphs']} graphs, {len(rows)} instances"
-                      f"{', --quick' if args.quick else ''}): not the full evaluation"),
+                      f"{', --quick' if args.quick else ''}): not the full {args.set} run"),
             "command": "python benchmarks/compare.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "date": time.strftime("%Y-%m-%d %H:%M"), "wall_seconds": time.time() - started,
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "note": args.note}

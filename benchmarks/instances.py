@@ -6,7 +6,7 @@
   results are not published.
 * ``EVALUATION``: graphs the tuning never saw (other generators, other
   seeds and sizes, the files of ``data/`` that are not in the tuning set),
-  in ten classes. The published figures (README "How good",
+  in nine classes. The published figures (README "How good",
   docs/benchmarks.md) come from these only.
 
 A graph is ``Instance(cls, name, source, tight)``: ``source`` is a file of
