@@ -37,7 +37,7 @@ goes to one JSON (default ``benchmarks/results/<set>.json``).
 
 Examples::
 
-    python benchmarks/compare.py                       # the evaluation set: the published figures (about 35 minutes)
+    python benchmarks/compare.py                       # the evaluation set: the published figures (about 25-30 minutes)
     python benchmarks/compare.py --quick               # 6 small evaluation graphs, k = 8, seed 0: about a minute
     python benchmarks/compare.py --set tuning          # the tuning set (benchmarks/results/tuning.json)
     python benchmarks/compare.py --classes road powerlaw --seeds 0 --cold none --cli none
