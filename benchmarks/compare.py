@@ -59,6 +59,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -859,7 +860,7 @@ def main(argv=None):
             "label": (f"the full {args.set} set" if complete else
                       f"a subset of the {args.set} set ({summary['graphs']} graphs, {len(rows)} instances"
                       f"{', --quick' if args.quick else ''}): not the full {args.set} run"),
-            "command": "python benchmarks/compare.py " + " ".join(sys.argv[1:] if argv is None else argv),
+            "command": shlex.join(["python", "benchmarks/compare.py", *(sys.argv[1:] if argv is None else argv)]),
             "date": time.strftime("%Y-%m-%d %H:%M"), "wall_seconds": time.time() - started,
             "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "note": args.note}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
