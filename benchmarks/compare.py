@@ -1,56 +1,55 @@
-"""partkit's multilevel partitioner against METIS and KaMinPar (KaHIP on request), by input class.
+"""partkit's multilevel partitioner against METIS, KaMinPar and KaHIP, on the tuning or the evaluation set.
 
-The default set has seven classes of inputs:
+The inputs are data in ``benchmarks/instances.py``: the TUNING set (13
+graphs in six classes, the ones the defaults of
+``partkit/multilevel/context.py`` were chosen on) and the EVALUATION set
+(35 graphs in nine classes the tuning never saw: 2D and 3D FEM meshes,
+Delaunay, grids, road-like, power-law, random geometric, many components,
+weighted and 2-constraint graphs). Published figures come from the
+evaluation set only (``benchmarks/report.py`` writes them into the README
+and docs/benchmarks.md from the JSON this script writes).
 
-==========  ==============================================================
-delaunay2d  2D Delaunay triangulations of 2^15, 2^17 and 2^20 random points
-tet3d       dual graph of a random 3D tetrahedral mesh, about 2^17 tetrahedra
-grid3d      64 x 64 x 64 grid, 7-point stencil
-powerlaw    Barabasi-Albert (60 000 vertices, m = 3), R-MAT (scale 16, edge factor 8)
-components  50 000 vertices: 1 699 small trees, paths and cliques (2-50 vertices),
-            10 % isolated
-shared      the inputs in data (4elt, rgg_n_2_15_s0, power,
-            bcsstk13, jagmesh7)
-==========  ==============================================================
+Every graph is partitioned for every k in {2, 8, 64} with k <= n/2, at
+ε = 0.03 and, for the graphs the set marks ``tight``, also at ε = 0, by
+every tool and seed: partkit through the public ``partkit.partition`` at 1
+and 2 threads, METIS 5 (pymetis, ``ufactor = max(1, round(1000 ε))``),
+KaMinPar at 1 and 2 threads (for ε = 0, which it reads as "no bound", the
+absolute bound ⌈W/k⌉) and KaHIP eco (1 thread). KaMinPar and KaHIP take one
+vertex weight only: they skip the 2-constraint graphs; KaHIP eco also skips
+the power-law class, where it takes minutes a call. A partition is
+*within ε* when every part weighs at most ``max(floor((1 + ε) W / k),
+ceil(W / k))`` (:func:`partkit.metrics.max_part_weights`).
 
-(all from :mod:`partkit.generators`, seed 0). Every graph is partitioned for
-every k in {2, 8, 64, 256} with k <= n/2 and every imbalance ε in {0, 0.001,
-0.03}, by every tool and seed. METIS gets ``ufactor = max(1, round(1000 ε))``,
-KaMinPar its epsilon (for ε = 0 the absolute bound, as it refuses ε = 0). An
-instance's partition is *within ε* when every part weighs at most
-``max(floor((1 + ε) W / k), ceil(W / k))`` (:func:`partkit.metrics.max_part_weights`).
+Every tool is timed the same way: its input (pymetis's CSR arrays, KaHIP's
+lists, KaMinPar's graph loaded from a METIS file) is made once per graph
+outside the timer, and the timer holds one call of the tool on it, warm
+(Numba cache filled and kernels loaded); a call shorter than 0.1 s is
+repeated up to 5 times and the fastest counts, for every tool.
 
 Per instance the script prints the cut, the imbalance (``*`` when not within
-ε) and the warm wall seconds of each tool (the Numba cache filled and the
-kernels loaded; a call shorter than 0.1 s is repeated up to 5 times and the
-fastest counts). Then, per class and overall, the geometric means of the cut
-ratio and the time ratio of partkit to every other tool. A cut ratio
-(``max(cut, 1)`` over ``max(reference cut, 1)``) counts only where the
-reference's partition is within the ε the reference was given: ε itself,
-except for METIS at ε = 0, which gets ufactor 1 (its tightest, 0.001).
-Last come the targets, as PASS/FAIL lines with their figures, including a
-cold run (``--cold``: a fresh process with an empty Numba cache, whose first
-call compiles every kernel) and the end-to-end time of the ``partkit
-partition`` command with a warm cache (``--cli``). Everything is written to
-JSON.
+ε) and the seconds of each tool; then per class and overall the geometric
+means of partkit's cut and time ratios to every other tool, the performance
+profiles (share of instances within a factor τ of the best cut and the best
+time), and the targets as PASS/FAIL lines with their figures, including a
+cold run (``--cold``: a fresh process with an empty Numba cache) and the
+``partkit partition`` command with a warm cache (``--cli``). Everything
+goes to one JSON (default ``benchmarks/results/<set>.json``).
 
 Examples::
 
-    python benchmarks/compare.py                            # the default set, seeds 0 1 2 (about 12 minutes)
-    python benchmarks/compare.py --quick                    # 4elt and delaunay_n15, k=8, seed 0: 1 minute
-    python benchmarks/compare.py --classes powerlaw components --seeds 0 --cold none --cli none  # 1.5 min
-    python benchmarks/compare.py --classes delaunay2d tet3d grid3d -k 64 256 --eps 0.03
-    python benchmarks/compare.py --classes shared --graphs data/4elt.graph --cold none --cli none
-    python benchmarks/compare.py --classes delaunay2d tet3d_1m --delaunay 20 -k 64 --eps 0.03 --seeds 0 \
-        --threads 1,2 --cold none --cli none                # the threads targets: 1 and 2 threads, Amdahl
+    python benchmarks/compare.py                       # the evaluation set: the published figures (about 25-30 minutes)
+    python benchmarks/compare.py --quick               # 6 small evaluation graphs, k = 8, seed 0: about a minute
+    python benchmarks/compare.py --set tuning          # the tuning set (benchmarks/results/tuning.json)
+    python benchmarks/compare.py --classes road powerlaw --seeds 0 --cold none --cli none
+    python benchmarks/compare.py --graphs delaunay_n16_s2 data/4elt.graph -k 64 --tools partkit,metis
 
-With ``--threads 1,2`` partkit runs at every count (``partkit`` is the
-first, ``partkit-2t`` the others) and KaMinPar also at 2 threads
-(``kaminpar-2t``); a threads table gives the speedups, the cut changes and
-the time ratios to METIS, and the share of partkit's time at 1 thread spent
-in kernels with parallel loops on ``--amdahl GRAPH:K`` gives an Amdahl
-estimate of the speedup on more cores. Like ``partkit partition``, the
-script asks glibc's malloc to keep freed memory in the process
+With ``--threads 1,2`` (the default) partkit runs at every count
+(``partkit`` is the first, ``partkit-2t`` the others) and KaMinPar also at 2
+threads (``kaminpar-2t``); a threads table gives the speedups, the cut
+changes and the time ratios to METIS, and the share of partkit's time at 1
+thread spent in kernels with parallel loops (``--amdahl GRAPH:K``) gives an
+Amdahl estimate of the speedup on more cores. Like ``partkit partition``,
+the script asks glibc's malloc to keep freed memory in the process
 (:func:`partkit._threads.keep_freed_memory`), for every tool it runs.
 """
 
@@ -60,6 +59,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -72,95 +72,103 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT / "data"
-DEFAULT_FILES = ["4elt.graph", "rgg_n_2_15_s0.graph", "power.graph", "bcsstk13.mtx", "jagmesh7.mtx"]
-DEFAULT_DELAUNAY = [15, 17, 20]
-CLASSES = ["delaunay2d", "tet3d", "grid3d", "powerlaw", "components", "shared"]
-EXTRA_CLASSES = ["tet3d_1m"]  # on request only: a 10^6-vertex tetrahedral mesh (the threads targets)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import instances as bench  # noqa: E402  (benchmarks/instances.py: the two sets, as data)
+
 KAHIP_MODES = {"fast": 0, "eco": 1, "strong": 2}
 MIN_TIMED, MAX_REPEATS = 0.1, 5  # short calls are repeated until they add up to 0.1 s (at most 5 calls)
+TAUS = (1.00, 1.01, 1.02, 1.05, 1.10, 1.25, 1.5, 2.0)  # performance profiles: within a factor tau of the best
 
 
-def generated(delaunay_exponents):
-    """The generated classes: class -> [(graph name, (generator in partkit.generators, arguments))]."""
-    return {
-        "delaunay2d": [(f"delaunay_n{e}", ("delaunay", [2**e])) for e in delaunay_exponents],
-        "tet3d": [("tet3d_n17", ("tet_mesh3d", [2**17]))],
-        "tet3d_1m": [("tet3d_1m", ("tet_mesh3d", [10**6]))],
-        "grid3d": [("grid3d_64", ("grid3d", [64, 64, 64]))],
-        "powerlaw": [("ba_60k_m3", ("barabasi_albert", [60000, 3])), ("rmat_s16_ef8", ("rmat", [16, 8]))],
-        "components": [("components_50k", ("components", [50000]))],
-    }
+def selected(args):
+    """The :class:`instances.Instance` of this run: the set, filtered by ``--classes`` and ``--graphs``
+    (a ``--graphs`` entry that names no graph of the sets is a file, of class ``file``)."""
+    chosen = bench.SETS[args.set]
+    if args.classes:
+        unknown = set(args.classes) - {i.cls for i in chosen}
+        if unknown:
+            raise SystemExit(f"no class {', '.join(sorted(unknown))} in the {args.set} set "
+                             f"(it has {', '.join(dict.fromkeys(i.cls for i in chosen))})")
+        chosen = [i for i in chosen if i.cls in args.classes]
+    if args.graphs:
+        out = []
+        for name in args.graphs:
+            try:
+                out.append(bench.by_name(name))
+            except KeyError:
+                if not Path(name).exists():
+                    raise SystemExit(f"--graphs: {name!r} is neither a graph of benchmarks/instances.py nor a file")
+                out.append(bench.Instance("file", Path(name).name, str(Path(name).resolve()), False))
+        chosen = [i for i in out if not args.classes or i.cls in args.classes]
+    return chosen
 
 
-def instances(args):
-    """``(class, graph name, source)`` of the selected classes; a source is a path or a generator call."""
-    gen = generated(args.delaunay)
-    out = []
-    for cls in args.classes:
-        if cls == "shared":
-            out += [(cls, Path(f).name, str(f)) for f in args.graphs]
-        else:
-            out += [(cls, name, source) for name, source in gen[cls]]
-    return out
-
-
-_BUILT = {}
-
-
-def build(source):
-    """Read a file, or call a generator of :mod:`partkit.generators` (seed 0, its default); kept for reuse."""
-    from partkit import generators
-    from partkit.io import read_graph
-
-    key = json.dumps(source)
-    if key not in _BUILT:
-        if isinstance(source, str):
-            _BUILT[key] = read_graph(source)
-        else:
-            function, arguments = source
-            _BUILT[key] = getattr(generators, function)(*arguments)
-    return _BUILT[key]
+build = bench.build
 
 
 # ------------------------------------------------------------------ tools
-def run_partkit(graph, k, eps, seed, preset, threads=1):
-    from partkit.methods.multilevel import partition
+# Every tool is ``prepare(graph, k, eps, seed) -> call``: the conversion of the input is done in ``prepare``
+# (cached per graph) outside the timer; ``call()`` is what is timed and returns the part array.
+class PartkitTool:
+    """partkit through its public API, ``partkit.partition(graph, k, "multilevel", ...)``."""
 
-    return partition(graph, k, imbalance=eps, seed=seed, preset=preset, threads=threads)
+    ncon = True  # takes several constraints
 
+    def __init__(self, threads=1, preset="default"):
+        self.threads, self.preset = threads, preset
 
-def make_partkit(threads):
-    def run(graph, k, eps, seed, preset):
-        return run_partkit(graph, k, eps, seed, preset, threads)
+    def prepare(self, graph, k, eps, seed):
+        import partkit
 
-    return run
-
-
-def tool_name(tool, threads, first):
-    """``partkit`` / ``kaminpar`` at the first thread count, ``partkit-2t`` etc. at the others."""
-    return tool if threads == first else f"{tool}-{threads}t"
-
-
-def run_metis(graph, k, eps, seed, preset):
-    from partkit.methods.metis import partition  # ufactor = max(1, round(1000 eps))
-
-    return partition(graph, k, imbalance=eps, seed=seed)
+        return lambda: partkit.partition(graph, k, "multilevel", imbalance=eps, seed=seed, preset=self.preset,
+                                         threads=self.threads)
 
 
-def make_kahip(mode):
-    import kahip
+class MetisTool:
+    """METIS 5 k-way through pymetis: ``ufactor = max(1, round(1000 eps))``, as :mod:`partkit.methods.metis`."""
 
-    def run(graph, k, eps, seed, preset):
-        _, part = kahip.kaffpa(graph.vwgt[:, 0].tolist(), graph.xadj.tolist(), graph.adjwgt.tolist(),
-                               graph.adjncy.tolist(), int(k), float(eps), True, int(seed), KAHIP_MODES[mode])
-        return np.asarray(part, dtype=np.int64)
+    ncon = True
 
-    return run
+    def __init__(self):
+        import pymetis
+
+        self.pymetis, self.cache = pymetis, {}
+
+    def prepare(self, graph, k, eps, seed):
+        if self.cache.get("graph") is not graph:
+            self.cache = {"graph": graph, "adjacency": self.pymetis.CSRAdjacency(graph.xadj, graph.adjncy),
+                          "vweights": np.ascontiguousarray(graph.vwgt.ravel()),  # row-major: ncon per vertex
+                          "eweights": np.ascontiguousarray(graph.adjwgt)}
+        c = self.cache
+        options = self.pymetis.Options(ufactor=max(1, int(round(1000 * eps))), seed=int(seed))
+        return lambda: np.asarray(self.pymetis.part_graph(int(k), c["adjacency"], vweights=c["vweights"],
+                                                          eweights=c["eweights"], options=options)[1],
+                                  dtype=np.int64)
 
 
-class KaMinParRunner:
+class KahipTool:
+    """KaHIP's ``kaffpa`` in a mode (fast, eco, strong), 1 thread; it takes Python lists."""
+
+    ncon = False
+
+    def __init__(self, mode):
+        import kahip
+
+        self.kahip, self.mode, self.cache = kahip, KAHIP_MODES[mode], {}
+
+    def prepare(self, graph, k, eps, seed):
+        if self.cache.get("graph") is not graph:
+            self.cache = {"graph": graph, "lists": (graph.vwgt[:, 0].tolist(), graph.xadj.tolist(),
+                                                    graph.adjwgt.tolist(), graph.adjncy.tolist())}
+        vwgt, xadj, adjwgt, adjncy = self.cache["lists"]
+        return lambda: np.asarray(self.kahip.kaffpa(vwgt, xadj, adjwgt, adjncy, int(k), float(eps), True, int(seed),
+                                                    self.mode)[1], dtype=np.int64)
+
+
+class KaMinParTool:
     """KaMinPar (default context, 1 thread unless told); it reads graphs from METIS files only."""
+
+    ncon = False
 
     def __init__(self, threads=1):
         import kaminpar
@@ -171,46 +179,54 @@ class KaMinParRunner:
         self.tmp = tempfile.TemporaryDirectory(prefix="partkit-bench-")
 
     def load(self, graph):
-        """Write the graph once (outside the timed region) and load it."""
+        """Write the graph once and load it (outside the timer)."""
         from partkit.io import write_metis_graph
 
-        if graph.name not in self.cache:
+        if self.cache.get("graph") is not graph:
             path = os.path.join(self.tmp.name, "g.graph")
             write_metis_graph(path, graph)
-            self.cache = {graph.name: self.kaminpar.load_graph(path, self.kaminpar.GraphFileFormat.METIS)}
-        return self.cache[graph.name]
+            self.cache = {"graph": graph, "loaded": self.kaminpar.load_graph(path, self.kaminpar.GraphFileFormat.METIS)}
+        return self.cache["loaded"]
 
-    def __call__(self, graph, k, eps, seed, preset):
+    def prepare(self, graph, k, eps, seed):
         from partkit.metrics import max_part_weights
 
-        self.kaminpar.reseed(int(seed))
+        loaded = self.load(graph)
         if eps > 0:
-            part = self.solver.compute_partition(self.load(graph), int(k), float(eps))
+            def call():
+                self.kaminpar.reseed(int(seed))
+                return np.asarray(self.solver.compute_partition(loaded, int(k), float(eps)), dtype=np.int64)
         else:  # KaMinPar takes eps = 0 as "no bound given": pass the absolute bound ceil(W / k)
-            bound = int(max_part_weights(graph, k, 0.0)[0, 0])
-            part = self.solver.compute_partition(self.load(graph), [bound] * int(k))
-        return np.asarray(part, dtype=np.int64)
+            bounds = [int(max_part_weights(graph, k, 0.0)[0, 0])] * int(k)
+
+            def call():
+                self.kaminpar.reseed(int(seed))
+                return np.asarray(self.solver.compute_partition(loaded, bounds), dtype=np.int64)
+        return call
 
 
-def available_tools(names, kahip_mode, threads=(1,)):
+def tool_name(tool, threads, first):
+    """``partkit`` / ``kaminpar`` at the first thread count, ``partkit-2t`` etc. at the others."""
+    return tool if threads == first else f"{tool}-{threads}t"
+
+
+def available_tools(names, kahip_mode, threads=(1,), preset="default"):
     """The tools by name; partkit at every count of ``threads``, KaMinPar at 1 thread and every count above 1."""
     tools = {}
     for name in names:
         try:
             if name == "partkit":
                 for t in threads:
-                    tools[tool_name(name, t, threads[0])] = make_partkit(t)
+                    tools[tool_name(name, t, threads[0])] = PartkitTool(t, preset)
             elif name == "metis":
-                import pymetis  # noqa: F401
-
-                tools[name] = run_metis
+                tools[name] = MetisTool()
             elif name == "kahip":
-                tools[f"kahip-{kahip_mode}"] = make_kahip(kahip_mode)
+                tools[f"kahip-{kahip_mode}"] = KahipTool(kahip_mode)
             elif name == "kaminpar":
-                tools[name] = KaMinParRunner()
+                tools[name] = KaMinParTool()
                 for t in threads:
                     if t > 1:
-                        tools[f"kaminpar-{t}t"] = KaMinParRunner(t)
+                        tools[f"kaminpar-{t}t"] = KaMinParTool(t)
             else:
                 raise SystemExit(f"unknown tool {name!r}")
         except ImportError:
@@ -224,7 +240,7 @@ def granted(name, eps):
     return max(eps, 0.001) if name == "metis" else eps
 
 
-def measure(tool, graph, k, eps, seed, preset, given):
+def measure(tool, graph, k, eps, seed, given):
     """Cut, imbalance, validity and the warm seconds of one call (the fastest of short repeats).
 
     ``valid``: every part within ε; ``valid_given``: within ``given``, the imbalance the tool was given.
@@ -233,15 +249,14 @@ def measure(tool, graph, k, eps, seed, preset, given):
     from partkit.metrics import edge_cut, max_part_weights, part_weights
     from partkit.metrics import imbalance as imbalance_of
 
-    if isinstance(tool, KaMinParRunner):
-        tool.load(graph)
+    call = tool.prepare(graph, k, eps, seed)  # the tool's input conversion: outside the timer
     times = []
     # validity is checked (and reported) here; the filter is set up outside the timed calls (about 10 us)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InfeasibleBalanceWarning)
         while not times or (sum(times) < MIN_TIMED and len(times) < MAX_REPEATS):
             start = time.perf_counter()
-            part = tool(graph, k, eps, seed, preset)
+            part = call()
             times.append(time.perf_counter() - start)
     heaviest = part_weights(graph, part, k).max(axis=0)
     return {"cut": int(edge_cut(graph, part)), "imbalance": float(imbalance_of(graph, part, k).max()),
@@ -252,24 +267,25 @@ def measure(tool, graph, k, eps, seed, preset, given):
 
 COLD_SCRIPT = """
 import json, resource, sys, time
-from partkit import generators
-from partkit.io import read_graph
-from partkit.methods.multilevel import partition
+sys.path.insert(0, sys.argv[4])
+import instances
+import partkit
 source, k, preset = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-g = read_graph(source) if isinstance(source, str) else getattr(generators, source[0])(*source[1])
-t = time.perf_counter(); partition(g, k, preset=preset); cold = time.perf_counter() - t
-t = time.perf_counter(); partition(g, k, preset=preset); warm = time.perf_counter() - t
+g = instances.build(source)
+t = time.perf_counter(); partkit.partition(g, k, "multilevel", preset=preset, threads=1); cold = time.perf_counter() - t
+t = time.perf_counter(); partkit.partition(g, k, "multilevel", preset=preset, threads=1); warm = time.perf_counter() - t
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"cold": cold, "warm": warm, "peak_mb": peak}))
 """
 
 
 def cold_run(source, k, preset):
-    """First and second call of partkit in a fresh process with an empty Numba cache."""
+    """First and second call of partkit (1 thread) in a fresh process with an empty Numba cache."""
     with tempfile.TemporaryDirectory(prefix="partkit-numba-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        out = subprocess.run([sys.executable, "-c", COLD_SCRIPT, json.dumps(source), str(k), preset], env=env,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", COLD_SCRIPT, json.dumps(source), str(k), preset,
+                              str(Path(__file__).resolve().parent)], env=env, capture_output=True, text=True,
+                             check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -310,61 +326,109 @@ def cli_run(path, k, repeats=3):
 
 
 def resolve(name, run):
-    """The source of the graph NAME: one of this run's graphs, a generated one (any ``delaunay_nXX``), a file."""
-    known = {gname: source for _, gname, source in run}
-    known.update((gname, source) for entries in generated([]).values() for gname, source in entries)
-    if name.startswith("delaunay_n") and name[10:].isdigit():
-        known[name] = ("delaunay", [2 ** int(name[10:])])
-    if name in known:
-        return known[name]
-    path = Path(name) if Path(name).exists() else SHARED / name
-    if not path.exists():
-        raise SystemExit(f"no graph named {name!r}: not generated, not a file, not in {SHARED}")
-    return str(path)
+    """The source of the graph NAME: one of this run's graphs, one of the sets, or a file."""
+    for instance in run:
+        if instance.name == name:
+            return instance.source
+    try:
+        return bench.by_name(name).source
+    except KeyError:
+        if Path(name).exists():
+            return str(Path(name).resolve())
+    raise SystemExit(f"unknown graph {name!r}: not in benchmarks/instances.py and not a file")
+
+
+def as_file(name, source, folder):
+    """A file holding the graph (a METIS file written into ``folder`` for a generated one)."""
+    if isinstance(source, str):
+        path = Path(source)
+        return str(path if path.is_absolute() else ROOT / path)
+    from partkit.io import write_metis_graph
+
+    path = os.path.join(folder, f"{name}.graph")
+    write_metis_graph(path, build(source))
+    return path
 
 
 # ------------------------------------------------------------------ summary
 def geomean(values):
-    values = [v for v in values if v > 0 and math.isfinite(v)]
+    values = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def cut_ratio(row, other):
-    """partkit's cut over the other tool's (each at least 1); None where the other is not within the ε it got."""
+def cut_ratio(row, other, tool="partkit"):
+    """``tool``'s cut over the other's (each at least 1); None where the other did not run or is not within
+    the ε it was given."""
     tools = row["tools"]
-    return max(tools["partkit"]["cut"], 1) / max(tools[other]["cut"], 1) if tools[other]["valid_given"] else None
+    if other not in tools or tool not in tools or not tools[other]["valid_given"]:
+        return None
+    return max(tools[tool]["cut"], 1) / max(tools[other]["cut"], 1)
 
 
-def time_ratio(row, other):
+def time_ratio(row, other, tool="partkit"):
+    """``tool``'s seconds over the other's; None where one of them did not run."""
     tools = row["tools"]
-    return tools["partkit"]["seconds"] / max(tools[other]["seconds"], 1e-9)
+    if other not in tools or tool not in tools:
+        return None
+    return tools[tool]["seconds"] / max(tools[other]["seconds"], 1e-9)
 
 
 def label(row):
     return f"{row['graph']} k={row['k']} eps={row['epsilon']:g}"
 
 
-def class_table(rows, other, classes, epsilons):
+def class_table(rows, other, classes, epsilons, tool="partkit"):
     """Per class and overall: cut-ratio geometric mean per ε (reference within ε only), time ratios."""
     table = {}
     for cls in [*classes, "all"]:
-        sub = [r for r in rows if cls in ("all", r["class"])]
+        sub = [r for r in rows if cls in ("all", r["class"]) and other in r["tools"] and tool in r["tools"]]
         if not sub:
             continue
         entry = {"instances": len(sub)}
         for eps in epsilons:
             at = [r for r in sub if r["epsilon"] == eps]
-            ratios = [x for x in (cut_ratio(r, other) for r in at) if x is not None]
+            ratios = [x for x in (cut_ratio(r, other, tool) for r in at) if x is not None]
             entry[f"cut_eps{eps:g}"] = {"geomean": geomean(ratios), "counted": len(ratios), "instances": len(at)}
-        times = [time_ratio(r, other) for r in sub]
+        times = [time_ratio(r, other, tool) for r in sub]
         worst = int(np.argmax(times))
         entry.update(time=geomean(times), worst_time=times[worst], worst_time_instance=label(sub[worst]))
         table[cls] = entry
     return table
 
 
-def targets(rows, summary):
-    """The issue's targets, each PASS, FAIL or SKIP (no data for it in this run), with its figures."""
+def profile_tools(rows):
+    """The tools of the performance profiles: one column per tool at its first thread count."""
+    names = list(dict.fromkeys(t for r in rows for t in r["tools"]))
+    return [t for t in names if not t.endswith("t") or not t.rsplit("-", 1)[-1][:-1].isdigit()]
+
+
+def profiles(rows, taus=TAUS):
+    """Performance profiles over the instances every profiled tool ran: per tool and τ, the share of
+    instances where its cut (its seconds) is within a factor τ of the best tool's. Cuts are compared as the
+    ratios are (each at least 1); a partition not within the ε the tool was given is never within τ."""
+    tools = profile_tools(rows)
+    common = [r for r in rows if all(t in r["tools"] for t in tools)]
+    out = {"tools": tools, "taus": list(taus), "instances": len(common), "skipped": len(rows) - len(common)}
+    for measure_name, key in (("cut", "cut"), ("time", "seconds")):
+        shares = {t: [] for t in tools}
+        for r in common:
+            values = {t: (r["tools"][t][key] if r["tools"][t]["valid_given"] or key == "seconds" else math.inf)
+                      for t in tools}
+            best = min(values.values())
+            for t in tools:  # cuts as the ratios: each at least 1
+                v = values[t]
+                shares[t].append(math.inf if not math.isfinite(v) else
+                                 max(v, 1) / max(best, 1) if key == "cut" else v / max(best, 1e-9))
+        out[measure_name] = {t: [sum(x <= tau + 1e-12 for x in shares[t]) / max(len(common), 1) for tau in taus]
+                             for t in tools}
+    return out
+
+
+def targets(rows, summary, names):
+    """The project's targets, each PASS, FAIL or SKIP (no data for it in this run), with its figures.
+
+    ``names``: the graphs the single-instance targets are measured on (``instances.TARGET_GRAPHS``).
+    """
     out = []
 
     def add(name, value, limit, detail, at_least=False):
@@ -375,7 +439,7 @@ def targets(rows, summary):
     def worst(pairs):
         return max(pairs, key=lambda p: p[0]) if pairs else (None, None)
 
-    rows = rows if rows and {"partkit", "metis"} <= set(rows[0]["tools"]) else []
+    rows = [r for r in rows if {"partkit", "metis"} <= set(r["tools"])]
     for name, group, limit in [("eps=0.03", [r for r in rows if r["epsilon"] == 0.03], 0.96),
                                ("eps in {0, 0.001}", [r for r in rows if r["epsilon"] <= 0.001], 1.00)]:
         ratios = [(x, r) for x, r in ((cut_ratio(r, "metis"), r) for r in group) if x is not None]
@@ -403,21 +467,22 @@ def targets(rows, summary):
         f"{len(times)} instances")
     x, where = worst(times)
     add("warm time worst partkit / METIS", x, 3.0, where)
-    big = [r for r in rows if r["graph"] == "delaunay_n20" and r["k"] == 64 and r["epsilon"] == 0.03]
-    add("warm time partkit / METIS on delaunay_n20 k=64 eps=0.03", time_ratio(big[0], "metis") if big else None,
+    big_graph = names["big"]
+    big = [r for r in rows if r["graph"] == big_graph and r["k"] == 64 and r["epsilon"] == 0.03]
+    add(f"warm time partkit / METIS on {big_graph} k=64 eps=0.03", time_ratio(big[0], "metis") if big else None,
         1.3, big and f"{big[0]['tools']['partkit']['seconds']:.2f} s / {big[0]['tools']['metis']['seconds']:.2f} s")
     threads = summary.get("threads")
     if threads and len(threads["counts"]) > 1:
         t1, t2 = threads["counts"][0], threads["counts"][1]
-        for graph in ("delaunay_n20", "tet3d_1m"):
+        for graph in names["threads"]:
             at = [e for e in threads["table"] if e["graph"] == graph and e["k"] == 64 and e["epsilon"] == 0.03]
             add(f"threads: speedup {t2} threads over {t1} on {graph} k=64 eps=0.03 (at least)",
                 at[0][f"speedup_{t2}t"] if at else None, 1.6,
                 at and f"{at[0][f'seconds_{t1}t']:.2f} s / {at[0][f'seconds_{t2}t']:.2f} s", at_least=True)
             add(f"threads: cut change {t2} threads vs {t1} on {graph} k=64 eps=0.03",
                 at[0][f"cut_change_{t2}t"] if at else None, 0.01, "")
-        big = [e for e in threads["table"] if e["graph"] == "delaunay_n20" and e["k"] == 64 and e["epsilon"] == 0.03]
-        add(f"threads: warm time at {t2} threads / METIS on delaunay_n20 k=64 eps=0.03",
+        big = [e for e in threads["table"] if e["graph"] == big_graph and e["k"] == 64 and e["epsilon"] == 0.03]
+        add(f"threads: warm time at {t2} threads / METIS on {big_graph} k=64 eps=0.03",
             big[0].get(f"vs_metis_{t2}t") if big else None, 1.0,
             big and f"{big[0][f'seconds_{t2}t']:.2f} s; KaMinPar at {t2} threads "
                     f"{big[0].get(f'kaminpar_seconds_{t2}t', float('nan')):.2f} s")
@@ -484,10 +549,11 @@ def parallel_fraction(graph, k, seed, preset):
     import cProfile
     import pstats
 
-    run_partkit(graph, k, 0.03, seed, preset, 1)
+    call = PartkitTool(1, preset).prepare(graph, k, 0.03, seed)
+    call()
     profiler = cProfile.Profile()
     profiler.enable()
-    run_partkit(graph, k, 0.03, seed, preset, 1)
+    call()
     profiler.disable()
     stats = pstats.Stats(profiler).stats
     kernels = parallel_kernels()
@@ -501,20 +567,34 @@ def parallel_fraction(graph, k, seed, preset):
             "amdahl_speedup": {p: 1 / ((1 - fraction) + fraction / p) for p in (2, 4, 8, 16, 64)}}
 
 
-def summarize(rows, args):
-    summary = {"preset": args.preset, "epsilons": args.eps, "seeds": args.seeds, "instances": len(rows)}
+def summarize(rows, args, names):
+    summary = {"set": args.set, "preset": args.preset, "epsilons": epsilons_of(rows), "seeds": args.seeds,
+               "instances": len(rows), "graphs": len({r["graph"] for r in rows}),
+               "classes_run": list(dict.fromkeys(r["class"] for r in rows)), "target_graphs": names}
     if not rows or "partkit" not in rows[0]["tools"]:
         return summary
     summary["partkit_all_within_eps"] = all(r["tools"]["partkit"]["valid"] for r in rows)
     summary["classes"] = {}
-    for other in rows[0]["tools"]:
+    for other in dict.fromkeys(t for r in rows for t in r["tools"]):
         if other == "partkit":
             continue
         ratios = [x for x in (cut_ratio(r, other) for r in rows) if x is not None]
         summary[f"geomean_cut_ratio_vs_{other}"] = geomean(ratios)
-        summary[f"geomean_time_ratio_warm_vs_{other}"] = geomean([time_ratio(r, other) for r in rows])
-        summary["classes"][other] = class_table(rows, other, args.classes, args.eps)
+        summary[f"geomean_time_ratio_warm_vs_{other}"] = geomean([x for x in (time_ratio(r, other) for r in rows)
+                                                                  if x is not None])
+        summary["classes"][other] = class_table(rows, other, summary["classes_run"], summary["epsilons"])
+    for t in args.threads[1:]:  # partkit at more threads against METIS and KaMinPar at as many threads
+        name = tool_name("partkit", t, args.threads[0])
+        for ref in ("metis", f"kaminpar-{t}t"):
+            ratios = [x for x in (time_ratio(r, ref, name) for r in rows) if x is not None]
+            if ratios:
+                summary[f"geomean_time_ratio_warm_{name}_vs_{ref}"] = geomean(ratios)
+    summary["profiles"] = profiles(rows)
     return summary
+
+
+def epsilons_of(rows):
+    return sorted({r["epsilon"] for r in rows}, reverse=True)
 
 
 def print_summary(summary):
@@ -525,7 +605,7 @@ def print_summary(summary):
         elif key == "cold" or key == "cli":
             print(f"{key:<44} " + ", ".join(f"{a}={b:.2f}" if isinstance(b, float) else f"{a}={b}"
                                              for a, b in value.items() if a != "runs"))
-        elif key not in ("classes", "targets", "threads", "amdahl"):
+        elif key not in ("classes", "targets", "threads", "amdahl", "profiles", "target_graphs"):
             print(f"{key:<44} {value}")
     threads = summary.get("threads")
     if threads:
@@ -556,6 +636,14 @@ def print_summary(summary):
                            for e in epsilons)
             print(f"{cls:<12}{entry['instances']:>5}{cuts}{entry['time']:>8.2f}{entry['worst_time']:>12.2f}"
                   f"  {entry['worst_time_instance']}")
+    prof = summary.get("profiles")
+    if prof and prof["instances"]:
+        for what in ("cut", "time"):
+            print(f"# performance profile, {what}: share of the {prof['instances']} instances all of "
+                  f"{', '.join(prof['tools'])} ran within a factor tau of the best {what}")
+            print(f"{'tau':<14}" + "".join(f"{tau:>7.2f}" for tau in prof["taus"]))
+            for tool in prof["tools"]:
+                print(f"{tool:<14}" + "".join(f"{x:>7.2f}" for x in prof[what][tool]))
     print("# targets")
     for t in summary.get("targets", []):
         value = "no data in this run" if t["value"] is None else f"{t['value']:.3f}"
@@ -565,7 +653,7 @@ def print_summary(summary):
 
 def ratios_by_k(rows, ks):
     """Geometric-mean cut and warm-time ratios partkit / tool, per tool and k."""
-    tools = [t for t in (rows[0]["tools"] if rows else {}) if t != "partkit"]
+    tools = [t for t in dict.fromkeys(t for r in rows for t in r["tools"]) if t != "partkit"]
     table = {}
     for tool in tools:
         for k in ks:
@@ -611,34 +699,39 @@ def plot_ratios(rows, ks, path):
 # --------------------------------------------------------------------- main
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--classes", nargs="+", default=CLASSES, choices=CLASSES + EXTRA_CLASSES, metavar="CLASS",
-                   help=f"input classes to run (default all: {' '.join(CLASSES)}; on request: "
-                        f"{' '.join(EXTRA_CLASSES)})")
-    p.add_argument("--graphs", nargs="*", default=None,
-                   help="the files of class 'shared' (Matrix Market / METIS; default: inputs in data)")
-    p.add_argument("--delaunay", nargs="*", type=int, default=None, metavar="XX",
-                   help=f"class delaunay2d: the delaunay_nXX graphs (default: {DEFAULT_DELAUNAY})")
-    p.add_argument("-k", nargs="+", type=int, default=[2, 8, 64, 256], help="part counts (k <= n/2 only)")
-    p.add_argument("--eps", nargs="+", type=float, default=[0.0, 0.001, 0.03], help="imbalances")
+    p.add_argument("--set", default="evaluation", choices=sorted(bench.SETS),
+                   help="the inputs: the evaluation set (default; the published figures) or the tuning set "
+                        "(what defaults may be chosen on)")
+    p.add_argument("--classes", nargs="+", default=None, metavar="CLASS", help="only these classes of the set")
+    p.add_argument("--graphs", nargs="+", default=None, metavar="GRAPH",
+                   help="only these graphs: names in benchmarks/instances.py or graph files (class 'file')")
+    p.add_argument("-k", nargs="+", type=int, default=[2, 8, 64], help="part counts (k <= n/2 only)")
+    p.add_argument("--eps", nargs="+", type=float, default=[0.03], help="imbalances of every graph (default 0.03)")
+    p.add_argument("--tight-eps", default="0",
+                   help="imbalance also run on the graphs the set marks tight (default 0; 'none' to skip)")
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument("--preset", default="default", choices=["fast", "default", "strong"])
-    p.add_argument("--tools", default="partkit,metis,kaminpar", help="comma-separated: partkit, metis, "
-                   "kaminpar, kahip (default partkit,metis,kaminpar)")
-    p.add_argument("--threads", default="1", help="comma-separated thread counts of partkit, e.g. 1,2 (default 1); "
+    p.add_argument("--tools", default="partkit,metis,kaminpar,kahip", help="comma-separated: partkit, metis, "
+                   "kaminpar, kahip (default all four)")
+    p.add_argument("--threads", default="1,2", help="comma-separated thread counts of partkit, e.g. 1,2 (default); "
                    "counts above 1 add the columns partkit-Nt and kaminpar-Nt, a threads table and an Amdahl estimate")
-    p.add_argument("--amdahl", default="delaunay_n20:64",
+    p.add_argument("--amdahl", default=None,
                    help="GRAPH:K whose share of time in parallel kernels at 1 thread is measured (with --threads "
-                        "above 1; 'none' to skip)")
+                        "above 1; default the set's largest graph at k = 64; 'none' to skip)")
     p.add_argument("--kahip-mode", default="eco", choices=sorted(KAHIP_MODES))
     p.add_argument("--cold", default=None,
                    help="GRAPH:K measured cold (fresh process, empty Numba cache) and for peak memory "
-                        "(default delaunay_n20:64, with --quick 4elt.graph:8); 'none' to skip")
-    p.add_argument("--cli", default="4elt.graph:8",
-                   help="GRAPH:K for timing the `partkit partition` command with a warm cache; 'none' to skip")
-    p.add_argument("--quick", action="store_true", help="4elt and delaunay_n15, k=8, eps 0 and 0.03, seed 0")
-    p.add_argument("--json", default="benchmarks/results.json", help="output JSON path")
+                        "(default: the set's, instances.TARGET_GRAPHS); 'none' to skip")
+    p.add_argument("--cli", default=None,
+                   help="GRAPH:K for timing the `partkit partition` command with a warm cache (a generated graph is "
+                        "written to a METIS file first; default: the set's); 'none' to skip")
+    p.add_argument("--quick", action="store_true",
+                   help=f"the small evaluation graphs {', '.join(bench.QUICK)}; k = 8, seed 0")
+    p.add_argument("--json", default=None, help="output JSON path (default benchmarks/results/<set>.json, "
+                                                "with --quick benchmarks/results/quick.json)")
     p.add_argument("--plot", metavar="PNG", help="bar chart of the cut and time ratios per tool and k")
     p.add_argument("--quiet", action="store_true", help="no progress line on a terminal")
+    p.add_argument("--note", default="", help="a remark on the run for the report (e.g. the machine's load)")
     args = p.parse_args(argv)
     try:
         args.threads = [int(t) for t in str(args.threads).split(",") if t.strip()]
@@ -646,17 +739,18 @@ def parse_args(argv=None):
         p.error(f"--threads takes comma-separated integers, got {args.threads!r}")
     if not args.threads or min(args.threads) < 1:
         p.error("--threads needs thread counts of at least 1")
+    args.tight_eps = None if args.tight_eps == "none" else float(args.tight_eps)
+    names = dict(bench.TARGET_GRAPHS[args.set])
     if args.quick:
-        args.classes = ["shared", "delaunay2d"]
-        args.graphs = [str(SHARED / "4elt.graph")] if args.graphs is None else args.graphs
-        args.delaunay = [15] if args.delaunay is None else args.delaunay
-        args.k, args.eps, args.seeds = [8], [0.0, 0.03], [0]
-        args.cold = args.cold or "4elt.graph:8"
-    args.cold = args.cold or "delaunay_n20:64"
-    if args.graphs is None:
-        args.graphs = [str(SHARED / f) for f in DEFAULT_FILES if (SHARED / f).exists()]
-    if args.delaunay is None:
-        args.delaunay = DEFAULT_DELAUNAY
+        args.set = "evaluation"
+        args.graphs = args.graphs or list(bench.QUICK)
+        args.k, args.seeds = [8], [0]
+        names = dict(bench.QUICK_TARGETS)
+    args.target_graphs = names
+    args.cold = args.cold or names["cold"]
+    args.cli = args.cli or names["cli"]
+    args.amdahl = args.amdahl or f"{names['big']}:64"
+    args.json = args.json or str(ROOT / "benchmarks" / "results" / f"{'quick' if args.quick else args.set}.json")
     return args
 
 
@@ -677,20 +771,27 @@ def run_instances(run, tools, args, say):
     rows = []
     names = list(tools)
     width = {n: max(12, len(n) + 6) for n in names}
-    print(f"{'class':<11}{'graph':<22}{'k':>4}{'eps':>6} "
+    print(f"{'class':<11}{'graph':<24}{'k':>4}{'eps':>6} "
           + "".join(f"{n + ' cut':>{width[n]}}{'imb':>7}{'sec':>8}" for n in names), flush=True)
-    for cls, gname, source in run:
-        say(f"{gname}: building")
-        graph = build(source)
+    for instance in run:
+        say(f"{instance.name}: building")
+        graph = build(instance.source)
+        epsilons = list(args.eps)
+        if instance.tight and args.tight_eps is not None and args.tight_eps not in epsilons:
+            epsilons.append(args.tight_eps)
         for k in [k for k in args.k if k <= graph.n // 2]:
-            for eps in args.eps:
-                row = {"class": cls, "graph": gname, "n": graph.n, "m": graph.m, "k": k, "epsilon": eps,
-                       "tools": {}}
+            for eps in epsilons:
+                row = {"class": instance.cls, "graph": instance.name, "n": graph.n, "m": graph.m,
+                       "ncon": graph.ncon, "k": k, "epsilon": eps, "tools": {}}
                 for name, tool in tools.items():
+                    if graph.ncon > 1 and not tool.ncon:
+                        continue  # KaMinPar and KaHIP take one vertex weight
+                    if name.split("-")[0] in instance.skip:
+                        continue  # the set says why (instances.SLOW_KAHIP)
                     runs = []
                     for s in args.seeds:
-                        say(f"{gname} k={k} eps={eps:g} {name} seed={s}")
-                        runs.append(measure(tool, graph, k, eps, s, args.preset, granted(name, eps)))
+                        say(f"{instance.name} k={k} eps={eps:g} {name} seed={s}")
+                        runs.append(measure(tool, graph, k, eps, s, granted(name, eps)))
                     row["tools"][name] = {
                         "runs": runs,
                         "cut": float(np.mean([r["cut"] for r in runs])),
@@ -701,10 +802,10 @@ def run_instances(run, tools, args, say):
                     }
                 rows.append(row)
                 say("")
-                print(f"{cls:<11}{gname:<22}{k:>4}{eps:>6g} " + "".join(
+                print(f"{instance.cls:<11}{instance.name:<24}{k:>4}{eps:>6g} " + "".join(
                     f"{row['tools'][n]['cut']:>{width[n]}.1f}{row['tools'][n]['imbalance']:>6.3f}"
-                    f"{' ' if row['tools'][n]['valid'] else '*'}{row['tools'][n]['seconds']:>8.3f}" for n in names),
-                    flush=True)
+                    f"{' ' if row['tools'][n]['valid'] else '*'}{row['tools'][n]['seconds']:>8.3f}"
+                    if n in row["tools"] else f"{'-':>{width[n]}}{'':>15}" for n in names), flush=True)
     return rows
 
 
@@ -712,20 +813,23 @@ def main(argv=None):
     args = parse_args(argv)
     from partkit._threads import keep_freed_memory
 
+    started = time.time()
     keep_freed_memory()  # as the CLI does, for every tool in this process (see partkit._threads)
     say = progress_line(args.quiet)
-    tools = available_tools(args.tools.split(","), args.kahip_mode, args.threads)
+    tools = available_tools(args.tools.split(","), args.kahip_mode, args.threads, args.preset)
     if "partkit" in tools:  # warm-up: load the compiled kernels before timing
         from partkit.generators import grid2d
 
-        for t in args.threads:
-            run_partkit(grid2d(30, 30), 4, 0.03, 0, args.preset, t)
-    run = instances(args)
+        for name, tool in tools.items():
+            if isinstance(tool, PartkitTool):
+                tool.prepare(grid2d(30, 30), 4, 0.03, 0)()
+    run = selected(args)
     rows = run_instances(run, tools, args, say)
-    summary = summarize(rows, args)
+    names = args.target_graphs
+    summary = summarize(rows, args, names)
     if len(args.threads) > 1 and "partkit" in tools:
         summary["threads"] = {"counts": args.threads, "table": threads_table(rows, args.threads)}
-        if args.amdahl != "none":
+        if args.amdahl != "none" and any(r["graph"] == args.amdahl.rsplit(":", 1)[0] for r in rows):
             name, k = args.amdahl.rsplit(":", 1)
             say(f"{name} k={k}: profiling at 1 thread")
             graph = build(resolve(name, run))
@@ -734,24 +838,35 @@ def main(argv=None):
             say("")
     if "partkit" in tools and args.cold != "none":
         name, k = args.cold.rsplit(":", 1)
+        say(f"{name} k={k}: cold run")
         summary["cold"] = {"graph": name, "k": int(k), **cold_run(resolve(name, run), int(k), args.preset)}
         summary["cold"]["compile_seconds"] = summary["cold"]["cold"] - summary["cold"]["warm"]
         same = [r for r in rows if r["graph"] == name and r["k"] == int(k) and r["epsilon"] == 0.03
                 and "metis" in r["tools"]]
         if same:
             summary["time_ratio_cold_vs_metis"] = summary["cold"]["cold"] / same[0]["tools"]["metis"]["seconds"]
+        say("")
     if "partkit" in tools and args.cli != "none":
         name, k = args.cli.rsplit(":", 1)
-        source = resolve(name, run)
-        if not isinstance(source, str):
-            raise SystemExit(f"--cli needs a graph file, not the generated {name!r}")
-        summary["cli"] = {"graph": name, "k": int(k), **cli_run(source, int(k))}
-    summary["targets"] = targets(rows, summary)
+        say(f"{name} k={k}: the command")
+        with tempfile.TemporaryDirectory(prefix="partkit-cli-graph-") as folder:
+            summary["cli"] = {"graph": name, "k": int(k), **cli_run(as_file(name, resolve(name, run), folder), int(k))}
+        summary["cli"]["command"] = summary["cli"]["command"].replace(folder, "$TMP")
+        say("")
+    summary["targets"] = targets(rows, summary, names)
     print_summary(summary)
+    complete = not (args.quick or args.classes or args.graphs)
+    meta = {"set": args.set, "complete": complete,
+            "label": (f"the full {args.set} set" if complete else
+                      f"a subset of the {args.set} set ({summary['graphs']} graphs, {len(rows)} instances"
+                      f"{', --quick' if args.quick else ''}): not the full {args.set} run"),
+            "command": shlex.join(["python", "benchmarks/compare.py", *(sys.argv[1:] if argv is None else argv)]),
+            "date": time.strftime("%Y-%m-%d %H:%M"), "wall_seconds": time.time() - started,
+            "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}, "note": args.note}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     with open(args.json, "w") as fh:
-        json.dump({"args": vars(args), "rows": rows, "summary": summary}, fh, indent=1)
-    print(f"# results written to {args.json}")
+        json.dump({"meta": meta, "args": vars(args), "rows": rows, "summary": summary}, fh, indent=1)
+    print(f"# {meta['label']}; {meta['wall_seconds']:.0f} s; results written to {args.json}")
     if args.plot:
         plot_ratios(rows, args.k, args.plot)
         print(f"# plot written to {args.plot}")
