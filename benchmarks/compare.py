@@ -127,7 +127,7 @@ class PartkitTool:
 class MetisTool:
     """METIS 5 k-way through pymetis: ``ufactor = max(1, round(1000 eps))``, as :mod:`partkit.methods.metis`."""
 
-    ncon = True
+    ncon = False  # pymetis always hands METIS one constraint (issue 28, item 11)
 
     def __init__(self):
         import pymetis
@@ -137,7 +137,7 @@ class MetisTool:
     def prepare(self, graph, k, eps, seed):
         if self.cache.get("graph") is not graph:
             self.cache = {"graph": graph, "adjacency": self.pymetis.CSRAdjacency(graph.xadj, graph.adjncy),
-                          "vweights": np.ascontiguousarray(graph.vwgt.ravel()),  # row-major: ncon per vertex
+                          "vweights": np.ascontiguousarray(graph.vwgt[:, 0]),
                           "eweights": np.ascontiguousarray(graph.adjwgt)}
         c = self.cache
         options = self.pymetis.Options(ufactor=max(1, int(round(1000 * eps))), seed=int(seed))
