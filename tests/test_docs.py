@@ -1,6 +1,6 @@
 """Run every command shown in the docs and compare the numbers they show, so the docs cannot rot.
 
-In ``docs/**/*.md``, every fenced block runs, page by page, in a scratch
+In ``docs/**/*.md`` (but the dated logs of ``docs/history/``), every fenced block runs, page by page, in a scratch
 folder whose ``data/`` links to the project's inputs (``data/4elt.graph``, ...):
 
 * ```` ```python ```` blocks are scripts (they must run);
@@ -33,7 +33,8 @@ import pytest
 from tests.conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = sorted((ROOT / "docs").rglob("*.md"))
+#: Every page but the dated logs of ``docs/history/`` (past runs, whose commands are kept as they were run).
+DOCS = sorted(p for p in (ROOT / "docs").rglob("*.md") if "history" not in p.relative_to(ROOT / "docs").parts)
 BLOCK = re.compile(r"^```(console|python|)\n(.*?)^```", re.S | re.M)
 SH_BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
 SH_PAGES = [p for p in DOCS if SH_BLOCK.search(p.read_text())]

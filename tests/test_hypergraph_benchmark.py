@@ -1,4 +1,4 @@
-"""benchmarks/hypergraph.py runs end to end in its quick mode (its numbers live in docs/benchmarks_log.md)."""
+"""benchmarks/hypergraph.py runs end to end in its quick mode (its numbers live in docs/history/benchmarks.md)."""
 
 import json
 import subprocess

@@ -182,7 +182,7 @@ def test_stdin_input_writes_its_default_output_in_the_current_folder(grid_file, 
 
 # ------------------------------------------------------------------- signals
 def test_ctrl_c_at_random_moments_exits_130(tmp_path):
-    """The quick version of benchmarks/interrupts.py (100 tries on 10^6 vertices, in docs/benchmarks_log.md)."""
+    """The quick version of benchmarks/interrupts.py (100 tries on 10^6 vertices, in docs/history/benchmarks.md)."""
     run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "interrupts.py"), "--grid", "150",
                           "--tries", "5", "-k", "8"], env=ENV, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -5,7 +5,7 @@ A :class:`Context` holds a :class:`CoarseningContext`, an
 independent runs and V-cycles. The presets are the default context with a
 few overrides (:data:`PRESET_OVERRIDES`), so the difference between two
 presets reads off one table; :func:`preset` builds them. The measurements
-that chose the defaults are in ``docs/tuning_log.md``.
+that chose the defaults are in ``docs/history/tuning.md``.
 
 Examples
 --------

@@ -26,7 +26,7 @@ fine ones, and an exact bound there would block the moves that the finer
 levels can still balance. Where ε leaves room for the heaviest vertex the
 bound stays exact: relaxing it beyond ε lets the coarse levels overfill
 parts that the finest level must then empty at a high cost in cut
-(measurements in ``docs/tuning_log.md``).
+(measurements in ``docs/history/tuning.md``).
 """
 
 from __future__ import annotations
