@@ -178,7 +178,9 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     state = (part, pc, lam, pw, maxw)
     rebalance(*arrays, *state, ctx.rebalance_rounds)
     label_propagation(*arrays, *state, ctx.lp_rounds, keys.next())
-    fm(*arrays, *state, ctx.fm_stop, ctx.fm_passes, ctx.large_net)
+    for _ in range(ctx.fm_passes):
+        if fm(*arrays, *state, ctx.fm_stop, ctx.large_net) <= 0:
+            break
     return rebalance(*arrays, *state, ctx.rebalance_rounds)
 
 

@@ -12,11 +12,10 @@ from its pins when it has fewer than ``k`` of them, else from ``pc``).
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
-
-from partkit._heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set, new_heap
+from partkit._heap import heap_pop, heap_push, heap_remove, heap_set, new_heap
 
 
 @njit(cache=True)
@@ -174,86 +173,167 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
 
 
 @njit(cache=True)
-def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, passes, large_net):
-    """k-way FM passes on λ-1 gains; every pass keeps its best prefix of moves.
+def gain_cache(net_ptr, pins, nwgt, part, pc, k):
+    """Mt-KaHyPar's λ-1 gain cache of a partition: ``(benefit, conn)``.
 
-    Boundary vertices wait in a max-heap keyed by their best move's gain.
-    The popped vertex's move is recomputed (its key may be stale through
-    the balance); a lower gain sends it back to the heap, else it moves and
-    is locked. After a move, the neighbours on the nets whose pin counts
-    crossed 0/1 in the source or 1/2 in the target (the only nets whose
-    gains change) get their keys recomputed; nets with more than
-    ``large_net`` pins are left to the lazy check. A pass stops after
-    ``stop`` moves without improvement. Returns the total λ-1 reduction.
+    ``benefit[v]`` sums ``w(e)`` over the nets of ``v`` where ``v`` is the
+    last pin in its part; ``conn[v, t]`` sums ``w(e)`` over the nets of
+    ``v`` with a pin in part ``t`` (``conn[v, part[v]]`` is the weighted
+    degree of ``v``). The gain of moving ``v`` from ``p`` to ``t`` is
+    ``benefit[v] - conn[v, p] + conn[v, t]``.
+    """
+    n = part.size
+    benefit = np.zeros(n, dtype=np.int64)
+    conn = np.zeros((n, k), dtype=np.int64)
+    for e in range(net_ptr.size - 1):
+        w = nwgt[e]
+        for q in range(net_ptr[e], net_ptr[e + 1]):
+            v = pins[q]
+            if pc[e, part[v]] == 1:
+                benefit[v] += w
+            for t in range(k):
+                if pc[e, t] > 0:
+                    conn[v, t] += w
+    return benefit, conn
+
+
+@njit(cache=True)
+def _cached_move(v, benefit, conn, vwgt, part, pw, maxw):
+    """Best λ-1 move of ``v`` to a part with room that shares a net with it, from the gain cache:
+    ``(gain, part)``, part -1 if none; ties go to the lighter part."""
+    p = part[v]
+    base = benefit[v] - conn[v, p]
+    best_gain = 0
+    best = -1
+    for t in range(pw.size):
+        if t != p and conn[v, t] > 0 and pw[t] + vwgt[v] <= maxw[t]:
+            g = base + conn[v, t]
+            if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
+                best_gain, best = g, t
+    return best_gain, best
+
+
+@njit(cache=True)
+def _touch(v, stamp, visit, touched, nt):
+    if stamp[v] != visit:
+        stamp[v] = visit
+        touched[nt] = v
+        nt += 1
+    return nt
+
+
+@njit(cache=True)
+def _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, large_net,
+                 stamp, visit, touched):
+    """Move ``u`` to ``t`` (as :func:`move`) and update the gain cache by the delta rules.
+
+    Only pin counts crossing 0/1 or 1/2 change cache entries; the pins of
+    such nets with at most ``large_net`` pins are listed in ``touched`` to
+    be re-keyed (their keys also catch up with the part weights); their
+    number is returned. Cost: the pins of the nets
+    whose counts crossed, not every pin of ``u``'s nets.
+    """
+    p = part[u]
+    part[u] = t
+    pw[p] -= vwgt[u]
+    pw[t] += vwgt[u]
+    nt = 0
+    own = 0
+    for j in range(vptr[u], vptr[u + 1]):
+        e = vnets[j]
+        w = nwgt[e]
+        eager = net_ptr[e + 1] - net_ptr[e] <= large_net
+        pc[e, p] -= 1
+        pc[e, t] += 1
+        if pc[e, p] == 0:
+            lam[e] -= 1
+        if pc[e, t] == 1:
+            lam[e] += 1
+            own += w
+        if pc[e, p] > 1 and pc[e, t] > 2:
+            continue
+        for q in range(net_ptr[e], net_ptr[e + 1]):
+            v = pins[q]
+            if pc[e, p] == 0:
+                conn[v, p] -= w
+            elif pc[e, p] == 1 and part[v] == p:
+                benefit[v] += w
+            if pc[e, t] == 1:
+                conn[v, t] += w
+            elif pc[e, t] == 2 and part[v] == t and v != u:
+                benefit[v] -= w
+            if eager and v != u:
+                nt = _touch(v, stamp, visit, touched, nt)
+    benefit[u] = own
+    return nt
+
+
+@njit(cache=True)
+def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, large_net):
+    """One k-way FM pass on λ-1 gains; keeps its best prefix of moves and returns its λ-1 reduction.
+
+    Boundary vertices wait in a max-heap keyed by their best move's gain,
+    read from the gain cache (:func:`gain_cache`) in O(k). The popped
+    vertex's move is re-read (its key may be stale through the balance or
+    a large net); a lower gain sends it back to the heap, else it moves
+    and is locked. A move updates the cache by the delta rules (only nets
+    whose pin counts cross 0/1 or 1/2 are scanned) and re-keys the vertices
+    whose entries changed, except on nets with more than ``large_net`` pins
+    (left to the lazy check). The pass stops after ``stop`` moves without
+    improvement. One pass a call: the caller loops, and Ctrl-C is handled
+    between passes.
     """
     n = vwgt.size
-    acc, mark, net_mark, touched, counter = work(n, pw.size)
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
     items, keys, pos, size = new_heap(n)
     locked = np.zeros(n, dtype=np.bool_)
-    seen = np.full(n, -1, dtype=np.int64)
+    stamp = np.full(n, -1, dtype=np.int64)
+    touched = np.empty(n, dtype=np.int64)
     moved_v = np.empty(n, dtype=np.int64)
     moved_from = np.empty(n, dtype=np.int64)
-    total = 0
-    for _ in range(passes):
-        for u in range(n):
-            if _boundary(u, vptr, vnets, lam):
-                g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, False,
-                                 acc, mark, net_mark, touched, counter)
-                if t >= 0:
-                    heap_push(items, keys, pos, size, u, g)
-        nm = 0
-        cur = 0
-        best = 0
-        best_nm = 0
-        since = 0
-        while size[0] > 0 and since < stop:
-            key = keys[0]
-            u = heap_pop(items, keys, pos, size)
-            g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, False,
-                             acc, mark, net_mark, touched, counter)
-            if t < 0:
-                continue
-            if g < key:
+    for u in range(n):
+        if _boundary(u, vptr, vnets, lam):
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw)
+            if t >= 0:
                 heap_push(items, keys, pos, size, u, g)
+    nm = 0
+    cur = 0
+    best = 0
+    best_nm = 0
+    since = 0
+    while size[0] > 0 and since < stop:
+        key = keys[0]
+        u = heap_pop(items, keys, pos, size)
+        g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw)
+        if t < 0:
+            continue
+        if g < key:
+            heap_push(items, keys, pos, size, u, g)
+            continue
+        p = part[u]
+        nt = _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn,
+                          large_net, stamp, nm, touched)
+        locked[u] = True
+        moved_v[nm] = u
+        moved_from[nm] = p
+        nm += 1
+        cur += g
+        if cur > best:
+            best, best_nm, since = cur, nm, 0
+        else:
+            since += 1
+        for i in range(nt):
+            v = touched[i]
+            if locked[v]:
                 continue
-            p = part[u]
-            move(u, t, vptr, vnets, vwgt, part, pc, lam, pw)
-            locked[u] = True
-            moved_v[nm] = u
-            moved_from[nm] = p
-            nm += 1
-            cur += g
-            if cur > best:
-                best, best_nm, since = cur, nm, 0
+            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw)
+            if t2 >= 0:
+                heap_set(items, keys, pos, size, v, g2)
             else:
-                since += 1
-            for j in range(vptr[u], vptr[u + 1]):
-                e = vnets[j]
-                if net_ptr[e + 1] - net_ptr[e] > large_net:
-                    continue
-                if pc[e, p] > 1 and pc[e, t] > 2:
-                    continue
-                for q in range(net_ptr[e], net_ptr[e + 1]):
-                    v = pins[q]
-                    if locked[v] or seen[v] == nm:
-                        continue
-                    seen[v] = nm
-                    g2, t2 = best_move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, False,
-                                       acc, mark, net_mark, touched, counter)
-                    if t2 >= 0:
-                        heap_set(items, keys, pos, size, v, g2)
-                    else:
-                        heap_remove(items, keys, pos, size, v)
-        heap_clear(items, keys, pos, size)
-        for i in range(nm - 1, best_nm - 1, -1):
-            move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
-        for i in range(nm):
-            locked[moved_v[i]] = False
-        seen[:] = -1
-        total += best
-        if best <= 0:
-            break
-    return total
+                heap_remove(items, keys, pos, size, v)
+    for i in range(nm - 1, best_nm - 1, -1):
+        move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
+    return best
 
 
 @njit(cache=True)
