@@ -22,7 +22,10 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
    coarsest level; the best (within the bound, then smallest λ-1) is kept.
 3. **Uncoarsening** (``kernels/refinement.py``): on every level, the
    partition is projected, label propagation then k-way FM improve λ-1 from
-   pin counts per part per net, and overweight parts are rebalanced.
+   the gain cache of Mt-KaHyPar (kept exact by delta updates on the nets
+   whose pin counts cross 0/1 or 1/2), overweight parts are rebalanced and
+   an empty part gets the vertex that costs least to move there. No move
+   empties a part.
 
 The balance bound is partkit's: ``L = max(floor((1 + ε) W / k), ceil(W / k))``
 for the total vertex weight ``W``.
@@ -40,8 +43,8 @@ import numpy as np
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.hypergraph.kernels.coarsening import cluster, contract, transpose
 from partkit.hypergraph.kernels.initial import fm_refine, grow_and_refine
-from partkit.hypergraph.kernels.refinement import (connectivity_cost, fm, label_propagation, part_weights,
-                                                   pin_counts, rebalance)
+from partkit.hypergraph.kernels.refinement import (connectivity_cost, fill_empty_parts, fm, label_propagation,
+                                                   part_weights, pin_counts, rebalance)
 from partkit.hypergraph.model import Hypergraph
 from partkit._random import KeyStream
 from partkit.metrics import max_part_weights
@@ -181,7 +184,9 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     for _ in range(ctx.fm_passes):
         if fm(*arrays, *state, ctx.fm_stop, ctx.large_net) <= 0:
             break
-    return rebalance(*arrays, *state, ctx.rebalance_rounds)
+    balanced = rebalance(*arrays, *state, ctx.rebalance_rounds)
+    fill_empty_parts(*arrays, *state)
+    return balanced
 
 
 def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, preset: str = "default",

@@ -146,33 +146,6 @@ def _boundary(u, vptr, vnets, lam):
 
 
 @njit(cache=True)
-def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seed):
-    """Rounds over the boundary vertices in random order, each taking its best positive move.
-
-    Returns the total λ-1 reduction.
-    """
-    n = vwgt.size
-    acc, mark, net_mark, touched, counter = work(n, pw.size)
-    order = np.empty(n, dtype=np.int64)
-    total = 0
-    for r in range(rounds):
-        moved = 0
-        fill_permutation(order, subkey(seed, r))
-        for u in order:
-            if not _boundary(u, vptr, vnets, lam):
-                continue
-            g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, False,
-                             acc, mark, net_mark, touched, counter)
-            if t >= 0 and g > 0:
-                move(u, t, vptr, vnets, vwgt, part, pc, lam, pw)
-                total += g
-                moved += 1
-        if moved == 0:
-            break
-    return total
-
-
-@njit(cache=True)
 def gain_cache(net_ptr, pins, nwgt, part, pc, k):
     """Mt-KaHyPar's λ-1 gain cache of a partition: ``(benefit, conn)``.
 
@@ -200,8 +173,11 @@ def gain_cache(net_ptr, pins, nwgt, part, pc, k):
 @njit(cache=True)
 def _cached_move(v, benefit, conn, vwgt, part, pw, maxw):
     """Best λ-1 move of ``v`` to a part with room that shares a net with it, from the gain cache:
-    ``(gain, part)``, part -1 if none; ties go to the lighter part."""
+    ``(gain, part)``, part -1 if none (also when ``v`` is all its part weighs: a move never empties a
+    part); ties go to the lighter part."""
     p = part[v]
+    if pw[p] == vwgt[v]:
+        return 0, -1
     base = benefit[v] - conn[v, p]
     best_gain = 0
     best = -1
@@ -337,6 +313,35 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
 
 
 @njit(cache=True)
+def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seed):
+    """Rounds over the boundary vertices in random order, each taking its best positive move.
+
+    Gains are read from the gain cache (:func:`gain_cache`), kept exact by
+    the moves. Returns the total λ-1 reduction.
+    """
+    n = vwgt.size
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    stamp = np.full(n, -1, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    total = 0
+    for r in range(rounds):
+        moved = 0
+        fill_permutation(order, subkey(seed, r))
+        for u in order:
+            if not _boundary(u, vptr, vnets, lam):
+                continue
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw)
+            if t >= 0 and g > 0:
+                _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
+                             stamp, 0, stamp[:0])
+                total += g
+                moved += 1
+        if moved == 0:
+            break
+    return total
+
+
+@njit(cache=True)
 def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds):
     """Move vertices out of overweight parts, least λ-1 loss first; True when all parts fit."""
     n = vwgt.size
@@ -373,3 +378,37 @@ def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, r
         if pw[t] > maxw[t]:
             return False
     return True
+
+
+@njit(cache=True)
+def fill_empty_parts(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw):
+    """Give every empty part one vertex: the one of least λ-1 loss among those that fit its bound and
+    whose part keeps another vertex (as METIS and KaMinPar do). Returns the parts left empty (none
+    while such a vertex exists)."""
+    n = vwgt.size
+    k = pw.size
+    count = np.zeros(k, dtype=np.int64)
+    for v in range(n):
+        count[part[v]] += 1
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
+    stamp = np.full(n, -1, dtype=np.int64)
+    left = 0
+    for t in range(k):
+        if count[t] > 0:
+            continue
+        best = -1
+        best_gain = 0
+        for v in range(n):
+            p = part[v]
+            if count[p] > 1 and pw[t] + vwgt[v] <= maxw[t]:
+                g = benefit[v] - conn[v, p]
+                if best < 0 or g > best_gain or (g == best_gain and vwgt[v] < vwgt[best]):
+                    best, best_gain = v, g
+        if best < 0:
+            left += 1
+            continue
+        count[part[best]] -= 1
+        count[t] += 1
+        _move_cached(best, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
+                     stamp, 0, stamp[:0])
+    return left
