@@ -122,13 +122,19 @@ def _level(net_ptr, pins, nwgt, vwgt) -> _Level:
     return _Level(net_ptr, pins, vptr, vnets, nwgt, vwgt)
 
 
-def _contract(level: _Level, coarse_of, nc) -> _Level:
-    cptr, cpins, cnwgt, cvwgt = contract(level.net_ptr, level.pins, level.nwgt, level.vwgt, coarse_of, nc)
+def _contract(level: _Level, coarse_of, nc, max_net_weight=None) -> _Level:
+    """``level`` contracted by ``coarse_of``; nets whose pins weigh more than ``max_net_weight`` dropped."""
+    heaviest = int(level.vwgt.sum()) if max_net_weight is None else max_net_weight
+    cptr, cpins, cnwgt, cvwgt = contract(level.net_ptr, level.pins, level.nwgt, level.vwgt, coarse_of, nc, heaviest)
     return _level(cptr, cpins, cnwgt, cvwgt)
 
 
-def _coarsen(level: _Level, limit: int, ctx: Context, keys):
-    """The hierarchy ``[finest, ..., coarsest]`` and the maps from each level to the next."""
+def _coarsen(level: _Level, limit: int, ctx: Context, keys, max_net_weight=None):
+    """The hierarchy ``[finest, ..., coarsest]`` and the maps from each level to the next.
+
+    Coarse levels drop the nets whose pins weigh more than ``max_net_weight``
+    (default: none dropped).
+    """
     hierarchy, maps = [level], []
     max_weight = max(math.ceil(int(level.vwgt.sum()) / limit), 1)
     while hierarchy[-1].n > limit:
@@ -138,14 +144,20 @@ def _coarsen(level: _Level, limit: int, ctx: Context, keys):
                                 max_weight, ctx.large_net, min_clusters, keys.next())
         if nc * 1.01 > cur.n:
             break
-        hierarchy.append(_contract(cur, coarse_of, nc))
+        hierarchy.append(_contract(cur, coarse_of, nc, max_net_weight))
         maps.append(coarse_of)
     return hierarchy, maps
 
 
 def _bisect(level: _Level, maxw, target0, ctx: Context, keys):
-    """Multilevel bisection: sides 0/1 with weights at most ``maxw``, side 0 aimed at ``target0``."""
-    hierarchy, maps = _coarsen(level, 2 * ctx.bisection_limit, ctx, keys)
+    """Multilevel bisection: sides 0/1 with weights at most ``maxw``, side 0 aimed at ``target0``.
+
+    A net whose pins weigh more than either side may is cut by every
+    bisection within the bound, whatever it is: the coarse levels drop such
+    nets, which on power-law and dense-line hypergraphs hold most of the pins
+    there (the halves keep them: they are split by the caller).
+    """
+    hierarchy, maps = _coarsen(level, 2 * ctx.bisection_limit, ctx, keys, int(maxw.max()))
     part = grow_and_refine(*hierarchy[-1].arrays(), maxw, target0, ctx.tries, ctx.fm2_stop, ctx.fm2_alpha,
                            ctx.fm2_passes, keys.next())
     for finer, coarse_of in zip(hierarchy[-2::-1], maps[::-1]):

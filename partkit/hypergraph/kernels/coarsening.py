@@ -151,11 +151,12 @@ def _same_net(ptr, pins, a, b):
 
 
 @njit(cache=True)
-def contract(net_ptr, pins, nwgt, vwgt, coarse_of, nc):
+def contract(net_ptr, pins, nwgt, vwgt, coarse_of, nc, max_net_weight):
     """The hypergraph with vertex ``v`` replaced by ``coarse_of[v]`` (``-1``: dropped).
 
-    Pins are mapped and de-duplicated, nets left with fewer than two pins are
-    dropped, identical nets are merged into one whose weight is their sum.
+    Pins are mapped and de-duplicated, nets left with fewer than two pins or
+    whose pins weigh more than ``max_net_weight`` are dropped, identical nets
+    are merged into one whose weight is their sum.
     Returns ``(net_ptr, pins, nwgt, vwgt)`` of the coarse hypergraph.
     """
     m = net_ptr.size - 1
@@ -171,13 +172,15 @@ def contract(net_ptr, pins, nwgt, vwgt, coarse_of, nc):
     pos = 0
     for e in range(m):
         s = pos
+        heft = 0
         for q in range(net_ptr[e], net_ptr[e + 1]):
             c = coarse_of[pins[q]]
             if c >= 0 and marker[c] != e:
                 marker[c] = e
                 out[pos] = c
                 pos += 1
-        if pos - s < 2:
+                heft += cvwgt[c]
+        if pos - s < 2 or heft > max_net_weight:
             pos = s
             continue
         out[s:pos].sort()
