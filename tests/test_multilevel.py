@@ -404,3 +404,16 @@ def test_power_grid_k8(data_dir):
     g = read_graph(data_dir / "power.graph")
     cuts = [edge_cut(g, multilevel.partition(g, 8, imbalance=0.03, seed=s)) for s in range(8)]
     assert np.mean(cuts) <= 88
+
+
+def test_no_part_left_empty_while_a_vertex_can_move_to_it():
+    # issue 34: 72 vertices into 64 parts (bound 2) left 25-28 parts empty, a 300-vertex BA graph one
+    from partkit.generators import barabasi_albert
+
+    for g in (grid2d(8, 9), barabasi_albert(300, 2, seed=0)):
+        for seed in (0, 1, 2):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                part = partkit.partition(g, 64, seed=seed)
+            assert np.bincount(part, minlength=64).min() >= 1
+            assert np.all(part_weights(g, part, 64) <= max_part_weights(g, 64, 0.03))

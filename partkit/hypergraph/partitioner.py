@@ -252,7 +252,8 @@ def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, 
     bound = int(max_part_weights(h, k, imbalance)[0, 0])
     maxw = np.full(k, bound, dtype=np.int64)
     finest = _contract(_level(h.net_ptr, h.pins, h.net_cost, h.vwgt), np.arange(h.n, dtype=np.int64), h.n)
-    hierarchy, maps = _coarsen(finest, context.contraction_limit * k, context, keys)
+    # with two parts, as in a bisection, a net heavier than the bound is cut whatever the partition
+    hierarchy, maps = _coarsen(finest, context.contraction_limit * k, context, keys, bound if k == 2 else None)
     coarsest = hierarchy[-1]
     best = None
     for _ in range(context.initial_runs):
