@@ -203,9 +203,10 @@ def _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw
                  stamp, visit, touched):
     """Move ``u`` to ``t`` (as :func:`move`) and update the gain cache by the delta rules.
 
-    Only pin counts crossing 0/1 or 1/2 change cache entries; the vertices
-    whose entries changed on nets of at most ``large_net`` pins are listed
-    in ``touched`` to be re-keyed; their number is returned. Cost: the pins of the nets
+    Only pin counts crossing 0/1 or 1/2 change cache entries; the pins of
+    such nets with at most ``large_net`` pins are listed in ``touched`` to
+    be re-keyed (their keys also catch up with the part weights, which
+    keeps λ-1 as with full recomputation); their number is returned. Cost: the pins of the nets
     whose counts crossed, not every pin of ``u``'s nets.
     """
     p = part[u]
@@ -229,18 +230,15 @@ def _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw
             continue
         for q in range(net_ptr[e], net_ptr[e + 1]):
             v = pins[q]
-            changed = pc[e, p] == 0 or pc[e, t] == 1
             if pc[e, p] == 0:
                 conn[v, p] -= w
             elif pc[e, p] == 1 and part[v] == p:
                 benefit[v] += w
-                changed = True
             if pc[e, t] == 1:
                 conn[v, t] += w
             elif pc[e, t] == 2 and part[v] == t and v != u:
                 benefit[v] -= w
-                changed = True
-            if changed and eager and v != u:
+            if eager and v != u:
                 nt = _touch(v, stamp, visit, touched, nt)
     benefit[u] = own
     return nt
