@@ -24,12 +24,20 @@ unsymmetric matrices, next to the issue's targets.
 Matrices: data (bcsstk13, west0067, jagmesh7, power) and generated
 ones: 2D 5-point and 3D 7-point finite-difference stencils, an unsymmetric
 banded random matrix with long-range couplings, and a rectangular one.
+``--skewed`` (issue 34) runs instead a directed R-MAT matrix of scale 16 (8
+entries a row, rows and columns permuted), a Barabási-Albert matrix (60k
+rows), a random unsymmetric one (50k rows, 5 entries a row), a block-angular
+LP matrix (20k x 60k, 20 rows of density 0.2, 10 columns of density 0.3)
+and a 224 x 224 Laplacian with 8 dense rows and 8 dense columns (density
+0.5), all with fixed seeds. Every (matrix, k) ends with the λ-1 and time
+ratios of partkit-hg to the other tools; a row with an empty part is flagged.
 
 Examples::
 
     python benchmarks/hypergraph.py                      # the full run (about 4 minutes)
     python benchmarks/hypergraph.py --quick              # seconds: two small matrices, k = 2, 8
     python benchmarks/hypergraph.py --tools partkit-hg,mtkahypar -k 8 --json out.json
+    python benchmarks/hypergraph.py --skewed --tools partkit-hg,mtkahypar   # issue 34 (about 10 minutes)
 """
 
 from __future__ import annotations
@@ -399,7 +407,10 @@ def main(argv=None):
             if ours:
                 ratios = "  ".join(f"{r['tool']} {ours['lambda'] / r['lambda']:.3f}" for r in rows[-len(tools):]
                                    if r["tool"] != "partkit-hg" and r["lambda"] > 0)
+                times = "  ".join(f"{r['tool']} {ours['seconds'] / r['seconds']:.2f}" for r in rows[-len(tools):]
+                                  if r["tool"] != "partkit-hg" and r["seconds"] > 0)
                 print(f"{'':<25}λ-1 ratio partkit-hg / {ratios}")
+                print(f"{'':<25}time ratio partkit-hg / {times}")
     summary = summarize(rows, tools)
     print()
     for key, value in summary.items():

@@ -8,13 +8,16 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
    by the product of the two weights (nets larger than ``large_net`` are not rated; a cluster weighs at most
    ``W / (contraction_limit * k)``), each followed by contraction, which
    drops single-pin nets and merges identical nets into one heavier net;
-   until ``contraction_limit * k`` vertices remain or a pass stops shrinking.
+   vertices a pass leaves alone are grouped two hops apart (Mt-KaHyPar's
+   two-hop clustering); until ``contraction_limit * k`` vertices remain or
+   a pass shrinks by less than 1 %.
 2. **Initial partitioning** (``kernels/initial.py``): recursive bisection of
    the coarsest hypergraph. Every bisection is itself multilevel: coarsen
    to ``2 * bisection_limit`` vertices, take the best of ``tries`` greedy
    hypergraph growings each refined by 2-way FM on the cut-net gain (passes
    end by KaHyPar's adaptive random-walk stopping rule), then
-   2-way FM on every level back up. Cut nets are split between the two
+   2-way FM on every level back up. The coarse levels of a bisection drop
+   the nets heavier than either side's bound (cut whatever the bisection). Cut nets are split between the two
    halves (their pins on each side stay a net), so summing the cut nets of
    all bisections gives λ-1. The imbalance of each bisection is set so
    that the final parts respect the bound: ``(1 + ε')^depth * W_sub / k_sub <= L``.
