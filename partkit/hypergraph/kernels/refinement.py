@@ -7,8 +7,9 @@ of moving ``u`` from part ``p`` to part ``t`` is
     sum of w(e) over nets of u with pc[e, p] == 1   (e leaves p)
   - sum of w(e) over nets of u with pc[e, t] == 0   (e enters t),
 
-computed from the pin counts when needed (the parts a net spans are read
-from its pins when it has fewer than ``k`` of them, else from ``pc``).
+read in O(k) from Mt-KaHyPar's gain cache (:func:`gain_cache`), which
+moves keep exact by delta updates on the nets whose pin counts cross 0/1
+or 1/2. No move empties a part.
 """
 
 import numpy as np
@@ -50,74 +51,6 @@ def part_weights(vwgt, part, k):
     for v in range(vwgt.size):
         pw[part[v]] += vwgt[v]
     return pw
-
-
-@njit(cache=True)
-def work(n, k):
-    """Scratch arrays: ``acc`` (k), ``mark`` (k), ``net_mark`` (k), ``touched`` (k), ``counter`` (1)."""
-    return (np.zeros(k, dtype=np.int64), np.full(k, -1, dtype=np.int64), np.full(k, -1, dtype=np.int64),
-            np.empty(k, dtype=np.int64), np.zeros(1, dtype=np.int64))
-
-
-@njit(cache=True)
-def best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, any_part,
-              acc, mark, net_mark, touched, counter):
-    """Best λ-1 move of ``u`` to a part with room: ``(gain, part)``, part -1 if none.
-
-    Only parts that share a net with ``u`` are considered, unless
-    ``any_part`` (rebalancing), when every part with room is. Ties go to the
-    lighter part.
-    """
-    p = part[u]
-    k = pw.size
-    counter[0] += 1
-    visit = counter[0]
-    benefit = 0
-    wdeg = 0
-    nt = 0
-    for j in range(vptr[u], vptr[u + 1]):
-        e = vnets[j]
-        w = nwgt[e]
-        wdeg += w
-        if pc[e, p] == 1:
-            benefit += w
-        if net_ptr[e + 1] - net_ptr[e] < k:
-            counter[0] += 1
-            for q in range(net_ptr[e], net_ptr[e + 1]):
-                t = part[pins[q]]
-                if t != p and net_mark[t] != counter[0]:
-                    net_mark[t] = counter[0]
-                    if mark[t] != visit:
-                        mark[t] = visit
-                        acc[t] = 0
-                        touched[nt] = t
-                        nt += 1
-                    acc[t] += w
-        else:
-            for t in range(k):
-                if t != p and pc[e, t] > 0:
-                    if mark[t] != visit:
-                        mark[t] = visit
-                        acc[t] = 0
-                        touched[nt] = t
-                        nt += 1
-                    acc[t] += w
-    best_gain = 0
-    best = -1
-    if any_part:
-        for t in range(k):
-            if t != p and pw[t] + vwgt[u] <= maxw[t]:
-                g = benefit - wdeg + (acc[t] if mark[t] == visit else 0)
-                if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
-                    best_gain, best = g, t
-        return best_gain, best
-    for i in range(nt):
-        t = touched[i]
-        if pw[t] + vwgt[u] <= maxw[t]:
-            g = benefit - wdeg + acc[t]
-            if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
-                best_gain, best = g, t
-    return best_gain, best
 
 
 @njit(cache=True)
@@ -171,10 +104,10 @@ def gain_cache(net_ptr, pins, nwgt, part, pc, k):
 
 
 @njit(cache=True)
-def _cached_move(v, benefit, conn, vwgt, part, pw, maxw):
-    """Best λ-1 move of ``v`` to a part with room that shares a net with it, from the gain cache:
-    ``(gain, part)``, part -1 if none (also when ``v`` is all its part weighs: a move never empties a
-    part); ties go to the lighter part."""
+def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part):
+    """Best λ-1 move of ``v`` to a part with room that shares a net with it (any part with room when
+    ``any_part``: rebalancing), from the gain cache: ``(gain, part)``, part -1 if none (also when ``v``
+    is all its part weighs: a move never empties a part); ties go to the lighter part."""
     p = part[v]
     if pw[p] == vwgt[v]:
         return 0, -1
@@ -182,7 +115,7 @@ def _cached_move(v, benefit, conn, vwgt, part, pw, maxw):
     best_gain = 0
     best = -1
     for t in range(pw.size):
-        if t != p and conn[v, t] > 0 and pw[t] + vwgt[v] <= maxw[t]:
+        if t != p and (any_part or conn[v, t] > 0) and pw[t] + vwgt[v] <= maxw[t]:
             g = base + conn[v, t]
             if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
                 best_gain, best = g, t
@@ -269,7 +202,7 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
     moved_from = np.empty(n, dtype=np.int64)
     for u in range(n):
         if _boundary(u, vptr, vnets, lam):
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
             if t >= 0:
                 heap_push(items, keys, pos, size, u, g)
     nm = 0
@@ -280,7 +213,7 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
     while size[0] > 0 and since < stop:
         key = keys[0]
         u = heap_pop(items, keys, pos, size)
-        g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw)
+        g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
         if t < 0:
             continue
         if g < key:
@@ -302,7 +235,7 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
             v = touched[i]
             if locked[v]:
                 continue
-            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw)
+            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False)
             if t2 >= 0:
                 heap_set(items, keys, pos, size, v, g2)
             else:
@@ -330,7 +263,7 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
         for u in order:
             if not _boundary(u, vptr, vnets, lam):
                 continue
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
             if t >= 0 and g > 0:
                 _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
                              stamp, 0, stamp[:0])
@@ -342,23 +275,29 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
 
 
 @njit(cache=True)
+def _overweight(pw, maxw):
+    for t in range(pw.size):
+        if pw[t] > maxw[t]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds):
-    """Move vertices out of overweight parts, least λ-1 loss first; True when all parts fit."""
+    """Move vertices out of overweight parts, least λ-1 loss first (gains from the gain cache, built
+    only when a part is overweight); True when all parts fit."""
+    if not _overweight(pw, maxw):
+        return True
     n = vwgt.size
-    k = pw.size
-    acc, mark, net_mark, touched, counter = work(n, k)
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    stamp = np.full(n, -1, dtype=np.int64)
     items, keys, pos, size = new_heap(n)
     for _ in range(rounds):
-        over = False
-        for t in range(k):
-            if pw[t] > maxw[t]:
-                over = True
-        if not over:
+        if not _overweight(pw, maxw):
             return True
         for u in range(n):
             if pw[part[u]] > maxw[part[u]] and vwgt[u] > 0:
-                g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, True,
-                                 acc, mark, net_mark, touched, counter)
+                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
         while size[0] > 0:
@@ -366,18 +305,15 @@ def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, r
             u = heap_pop(items, keys, pos, size)
             if pw[part[u]] <= maxw[part[u]]:
                 continue
-            g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, True,
-                             acc, mark, net_mark, touched, counter)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True)
             if t < 0:
                 continue
             if g < key:
                 heap_push(items, keys, pos, size, u, g)
                 continue
-            move(u, t, vptr, vnets, vwgt, part, pc, lam, pw)
-    for t in range(k):
-        if pw[t] > maxw[t]:
-            return False
-    return True
+            _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
+                         stamp, 0, stamp[:0])
+    return not _overweight(pw, maxw)
 
 
 @njit(cache=True)
