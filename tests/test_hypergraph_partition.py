@@ -236,7 +236,8 @@ def test_bisection_levels_drop_nets_heavier_than_a_side():
     assert np.diff(hierarchy[0].net_ptr).max() == n
     for level in hierarchy[1:]:
         sizes = np.diff(level.net_ptr)
-        assert all(level.vwgt[level.pins[level.net_ptr[e]:level.net_ptr[e + 1]]].sum() <= 206 for e in range(sizes.size))
+        assert all(level.vwgt[level.pins[level.net_ptr[e]:level.net_ptr[e + 1]]].sum() <= 206
+                   for e in range(sizes.size))
     part = partition(h, 2, seed=0)
     # vertex 0 (the dense row) is a pin of every net: the half of the nets on the other side are cut
     assert balanced(h, part, 2, 0.03) and connectivity_minus_one(h, part, 2) <= n // 2 + 6

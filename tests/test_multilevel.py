@@ -417,3 +417,16 @@ def test_no_part_left_empty_while_a_vertex_can_move_to_it():
                 part = partkit.partition(g, 64, seed=seed)
             assert np.bincount(part, minlength=64).min() >= 1
             assert np.all(part_weights(g, part, 64) <= max_part_weights(g, 64, 0.03))
+
+
+def test_fill_empty_parts_moves_the_cheapest_vertex_that_fits():
+    from partkit.multilevel.kernels.refinement_moves import fill_empty_parts
+
+    g = grid2d(3, 2)  # 0-1-2 / 3-4-5
+    part = np.array([0, 0, 0, 1, 1, 1])
+    maxw = np.full((3, 1), 3)
+    assert fill_empty_parts(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw) == 0
+    assert np.bincount(part, minlength=3).min() == 1 and part[[1, 4]].tolist() == [0, 1]  # a corner moved
+    heavy = Graph(g.xadj, g.adjncy, vwgt=[5, 5, 5, 5, 5, 5])
+    part = np.array([0, 0, 0, 1, 1, 1])
+    assert fill_empty_parts(heavy.xadj, heavy.adjncy, heavy.adjwgt, heavy.vwgt, part, maxw) == 1  # nothing fits

@@ -123,6 +123,19 @@ def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part):
 
 
 @njit(cache=True)
+def _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, any_part):
+    """Pop the top vertex of the heap and re-read its best move: ``(vertex, gain, part)``. Part -1 when
+    it has none (dropped) or its gain fell below its key (pushed back with the gain read)."""
+    key = keys[0]
+    u = heap_pop(items, keys, pos, size)
+    g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, any_part)
+    if t >= 0 and g < key:
+        heap_push(items, keys, pos, size, u, g)
+        t = -1
+    return u, g, t
+
+
+@njit(cache=True)
 def _touch(v, stamp, visit, touched, nt):
     if stamp[v] != visit:
         stamp[v] = visit
@@ -211,13 +224,8 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
     best_nm = 0
     since = 0
     while size[0] > 0 and since < stop:
-        key = keys[0]
-        u = heap_pop(items, keys, pos, size)
-        g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
+        u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, False)
         if t < 0:
-            continue
-        if g < key:
-            heap_push(items, keys, pos, size, u, g)
             continue
         p = part[u]
         nt = _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn,
@@ -301,15 +309,8 @@ def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, r
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
         while size[0] > 0:
-            key = keys[0]
-            u = heap_pop(items, keys, pos, size)
-            if pw[part[u]] <= maxw[part[u]]:
-                continue
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True)
-            if t < 0:
-                continue
-            if g < key:
-                heap_push(items, keys, pos, size, u, g)
+            u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, True)
+            if t < 0 or pw[part[u]] <= maxw[part[u]]:
                 continue
             _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
                          stamp, 0, stamp[:0])
