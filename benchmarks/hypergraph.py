@@ -24,12 +24,20 @@ unsymmetric matrices, next to the issue's targets.
 Matrices: data (bcsstk13, west0067, jagmesh7, power) and generated
 ones: 2D 5-point and 3D 7-point finite-difference stencils, an unsymmetric
 banded random matrix with long-range couplings, and a rectangular one.
+``--skewed`` (issue 34) runs instead a directed R-MAT matrix of scale 16 (8
+entries a row, rows and columns permuted), a Barabási-Albert matrix (60k
+rows), a random unsymmetric one (50k rows, 5 entries a row), a block-angular
+LP matrix (20k x 60k, 20 rows of density 0.2, 10 columns of density 0.3)
+and a 224 x 224 Laplacian with 8 dense rows and 8 dense columns (density
+0.5), all with fixed seeds. Every (matrix, k) ends with the λ-1 and time
+ratios of partkit-hg to the other tools; a row with an empty part is flagged.
 
 Examples::
 
     python benchmarks/hypergraph.py                      # the full run (about 4 minutes)
     python benchmarks/hypergraph.py --quick              # seconds: two small matrices, k = 2, 8
     python benchmarks/hypergraph.py --tools partkit-hg,mtkahypar -k 8 --json out.json
+    python benchmarks/hypergraph.py --skewed --tools partkit-hg,mtkahypar   # issue 34 (about 10 minutes)
 """
 
 from __future__ import annotations
@@ -81,14 +89,80 @@ def banded_random(nrows, ncols, per_row, band, far, seed):
     return a
 
 
-def matrices(quick):
-    """``(name, loader)`` pairs."""
+def rmat_directed(scale, seed):
+    """Directed R-MAT matrix, 8 entries a row (a = 0.57, b = c = 0.19), rows and columns permuted."""
+    from partkit.generators import rmat_matrix
+
+    return rmat_matrix(scale, 8, seed=seed)
+
+
+def random_unsymmetric(nrows, per_row, seed):
+    """``per_row`` entries a row in uniformly random columns, plus the diagonal."""
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate([np.repeat(np.arange(nrows), per_row), np.arange(nrows)])
+    cols = np.concatenate([rng.integers(0, nrows, nrows * per_row), np.arange(nrows)])
+    a = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(nrows, nrows))
+    a.sum_duplicates()
+    return a
+
+
+def barabasi_albert_matrix(n, m, seed):
+    """Adjacency plus identity of a Barabási-Albert graph (power-law degrees, symmetric)."""
+    from partkit.generators import barabasi_albert
+
+    g = barabasi_albert(n, m, seed=seed)
+    return (sp.csr_matrix((np.ones(g.adjncy.size), g.adjncy, g.xadj), shape=(n, n)) + sp.identity(n)).tocsr()
+
+
+def with_dense_lines(a, rows, row_density, cols, col_density, seed):
+    """``a`` with ``rows`` random rows and ``cols`` random columns filled to the given densities."""
+    rng = np.random.default_rng(seed)
+    nrows, ncols = a.shape
+    r = np.repeat(rng.choice(nrows, rows, replace=False), int(row_density * ncols))
+    rc = np.concatenate([rng.choice(ncols, int(row_density * ncols), replace=False) for _ in range(rows)])
+    c = np.repeat(rng.choice(ncols, cols, replace=False), int(col_density * nrows))
+    cr = np.concatenate([rng.choice(nrows, int(col_density * nrows), replace=False) for _ in range(cols)])
+    coo = sp.coo_matrix(a)
+    out = sp.csr_matrix((np.ones(coo.nnz + r.size + c.size),
+                         (np.concatenate([coo.row, r, cr]), np.concatenate([coo.col, rc, c]))), shape=a.shape)
+    out.sum_duplicates()
+    out.data[:] = 1.0
+    return out
+
+
+def block_angular(nrows, ncols, blocks, per_col, seed):
+    """Block-angular LP matrix: ``blocks`` diagonal blocks, ``per_col`` entries a column in its block,
+    then 20 linking rows of density 0.2 and 10 linking columns of density 0.3."""
+    rng = np.random.default_rng(seed)
+    block = np.arange(ncols) * blocks // ncols
+    lo = block * nrows // blocks
+    hi = (block + 1) * nrows // blocks
+    rows = (np.repeat(lo, per_col) + rng.random(ncols * per_col) * np.repeat(hi - lo, per_col)).astype(np.int64)
+    a = sp.csr_matrix((np.ones(rows.size), (rows, np.repeat(np.arange(ncols), per_col))), shape=(nrows, ncols))
+    a.sum_duplicates()
+    return with_dense_lines(a, 20, 0.2, 10, 0.3, seed + 1)
+
+
+#: the skewed matrices of issue 34 (power-law, dense rows and columns), fixed seeds
+SKEWED = {
+    "rmat_s16": lambda: rmat_directed(16, seed=34),
+    "ba_60k": lambda: barabasi_albert_matrix(60000, 3, seed=34),
+    "random_unsym_50k": lambda: random_unsymmetric(50000, 5, seed=34),
+    "lp_block_angular": lambda: block_angular(20000, 60000, 200, 3, seed=34),
+    "laplace224_dense": lambda: with_dense_lines(stencil((224, 224)), 8, 0.5, 8, 0.5, seed=34),
+}
+
+
+def matrices(quick, skewed=False):
+    """``(name, loader)`` pairs: the quick pair, the regular set or the skewed set of issue 34."""
     from partkit.io import read_graph, read_matrix
 
     def graph_matrix(path):
         g = read_graph(path)
         return sp.csr_matrix((np.ones(g.adjncy.size), g.adjncy, g.xadj), shape=(g.n, g.n))
 
+    if skewed:
+        return list(SKEWED.items())
     if quick:
         return [("west0067", lambda: read_matrix(SHARED / "west0067.mtx")),
                 ("stencil2d_30x30", lambda: stencil((30, 30)))]
@@ -220,12 +294,13 @@ def score(inst, part, k, eps):
     from partkit.hypergraph.metrics import summary
 
     s = summary(inst.h, part, k)
+    empty = int(s["empty_parts"])
     total = inst.h.vwgt.sum()
     bound = max(math.floor((1 + eps) * total / k + 1e-9), math.ceil(total / k))
     heaviest = int(np.bincount(part, weights=inst.h.vwgt, minlength=k).max())
     spmv = estimate(inst.a, part, k).halo_time if inst.square else None
     return {"lambda": s["connectivity_minus_one"], "max_volume": s["max_volume"], "imbalance": s["imbalance"],
-            "balanced": heaviest <= bound, "spmv_us": None if spmv is None else spmv * 1e6}
+            "balanced": heaviest <= bound, "empty_parts": empty, "spmv_us": None if spmv is None else spmv * 1e6}
 
 
 def measure(tool, inst, k, eps, seed, state):
@@ -264,6 +339,7 @@ def summarize(rows, tools):
         if tool != "partkit-hg":
             out[f"lambda_partkit_hg_over_{tool}"], _ = ratio("partkit-hg", tool, "lambda")
     out["all_balanced"] = {tool: all(r["balanced"] for r in rows if r["tool"] == tool) for tool in tools}
+    out["empty_parts"] = {tool: sum(r["empty_parts"] for r in rows if r["tool"] == tool) for tool in tools}
     out["targets"] = {name: {"target": t, "measured": out.get(name),
                              "met": out.get(name) is not None and out[name] <= t} for name, t in TARGETS.items()}
     return out
@@ -278,6 +354,9 @@ def parse_args(argv=None):
                    help="vertex weights of every tool (default unit, as in issue 14's table)")
     p.add_argument("--tools", default=",".join(ALL_TOOLS), help="comma-separated subset of " + ", ".join(ALL_TOOLS))
     p.add_argument("--quick", action="store_true", help="two small matrices, k = 2 8, no KaHyPar (seconds)")
+    p.add_argument("--skewed", action="store_true",
+                   help="the power-law and dense-line matrices of issue 34 instead (" + ", ".join(SKEWED) + ")")
+    p.add_argument("--matrices", help="comma-separated names: run only these of the chosen set")
     p.add_argument("--json", metavar="FILE", help="write every row and the summary to FILE")
     args = p.parse_args(argv)
     if args.quick:
@@ -298,7 +377,10 @@ def main(argv=None):
     header = f"{'matrix':<20}{'k':>4} {'tool':<14}{'λ-1':>9}{'max vol':>9}{'imbal':>8}{'SpMV us':>10}{'seconds':>9}"
     print(header)
     print("-" * len(header))
-    for name, load in matrices(args.quick):
+    chosen = None if args.matrices is None else set(args.matrices.split(","))
+    for name, load in matrices(args.quick, args.skewed):
+        if chosen is not None and name not in chosen:
+            continue
         inst = Instance(name, load(), args.vertex_weights)
         for k in args.k:
             if k > inst.h.n:
@@ -311,6 +393,7 @@ def main(argv=None):
                        "max_volume": float(np.median([r["max_volume"] for r in results])),
                        "imbalance": max(r["imbalance"] for r in results),
                        "balanced": all(r["balanced"] for r in results),
+                       "empty_parts": max(r["empty_parts"] for r in results),
                        "spmv_us": None if results[0]["spmv_us"] is None
                        else float(np.median([r["spmv_us"] for r in results])),
                        "seconds": float(np.median([r["seconds"] for r in results])), "runs": results}
@@ -318,12 +401,16 @@ def main(argv=None):
                 spmv = "-" if row["spmv_us"] is None else f"{row['spmv_us']:.2f}"
                 print(f"{name:<20}{k:>4} {tool:<14}{row['lambda']:>9.0f}{row['max_volume']:>9.0f}"
                       f"{row['imbalance']:>8.3f}{spmv:>10}{row['seconds']:>9.3f}"
-                      + ("" if row["balanced"] else "  NOT within ε"), flush=True)
+                      + ("" if row["balanced"] else "  NOT within ε")
+                      + (f"  EMPTY PARTS {row['empty_parts']}" if row["empty_parts"] else ""), flush=True)
             ours = next((r for r in rows[-len(tools):] if r["tool"] == "partkit-hg"), None)
             if ours:
                 ratios = "  ".join(f"{r['tool']} {ours['lambda'] / r['lambda']:.3f}" for r in rows[-len(tools):]
                                    if r["tool"] != "partkit-hg" and r["lambda"] > 0)
+                times = "  ".join(f"{r['tool']} {ours['seconds'] / r['seconds']:.2f}" for r in rows[-len(tools):]
+                                  if r["tool"] != "partkit-hg" and r["seconds"] > 0)
                 print(f"{'':<25}λ-1 ratio partkit-hg / {ratios}")
+                print(f"{'':<25}time ratio partkit-hg / {times}")
     summary = summarize(rows, tools)
     print()
     for key, value in summary.items():

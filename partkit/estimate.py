@@ -145,7 +145,8 @@ def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", po
         The matrix (its exact column-net model is used) or a graph (read as
         ``adjacency + I``).
     part : array_like of int
-        Part of every row; ``x_j`` lives with row ``j``.
+        Part of every row; ``x_j`` lives with row ``j`` (square matrix) or with the part holding
+        most of column ``j`` (rectangular; see :func:`partkit.hypergraph.spmv_communication`).
     k : int, optional
         Number of parts = processes (default: largest id + 1).
     alpha : float, default 2e-6

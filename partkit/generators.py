@@ -174,22 +174,68 @@ def rmat(scale, edge_factor=16, abcd=(0.57, 0.19, 0.19, 0.05), seed=0):
     >>> int(g.degrees().max()) > 20 * g.m / g.n  # heavy-tailed degrees
     True
     """
+    n, rng = 2**scale, np.random.default_rng(seed)
+    u, v = _rmat_entries(scale, edge_factor, abcd, rng, "rmat")
+    label = rng.permutation(n)
+    edges = np.sort(np.stack([label[u], label[v]], axis=1), axis=1)
+    edges = np.unique(edges[edges[:, 0] != edges[:, 1]], axis=0)
+    return Graph.from_edges(n, edges, name=f"rmat_s{scale}")
+
+
+def rmat_matrix(scale, edge_factor=8, abcd=(0.57, 0.19, 0.19, 0.05), seed=0):
+    """A directed R-MAT matrix: ``2**scale`` square, power-law rows and columns, unsymmetric.
+
+    The entries are drawn as in :func:`rmat`; the rows and the columns are
+    then permuted independently and duplicates merged (pattern of ones,
+    diagonal entries kept). Rows and columns that drew no entry stay empty.
+
+    Parameters
+    ----------
+    scale : int
+        log2 of the order (1 to 30).
+    edge_factor : int
+        Entries drawn per row before duplicates are merged.
+    abcd : tuple of 4 floats
+        Quadrant probabilities.
+    seed : int
+        Random seed; the same seed gives the same matrix.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+
+    Examples
+    --------
+    >>> a = rmat_matrix(10, seed=3)
+    >>> a.shape, 6000 < a.nnz <= 8 * 1024
+    ((1024, 1024), True)
+    >>> int(a.getnnz(axis=0).max()) > 20 * a.nnz / 1024  # heavy-tailed columns
+    True
+    """
+    import scipy.sparse as sp
+
+    n, rng = 2**scale, np.random.default_rng(seed)
+    u, v = _rmat_entries(scale, edge_factor, abcd, rng, "rmat_matrix")
+    a = sp.csr_matrix((np.ones(u.size), (rng.permutation(n)[u], rng.permutation(n)[v])), shape=(n, n))
+    a.sum_duplicates()
+    a.data[:] = 1.0
+    return a
+
+
+def _rmat_entries(scale, edge_factor, abcd, rng, what):
+    """Row and column of ``edge_factor * 2**scale`` R-MAT entries (quadrant by quadrant, one bit a level)."""
     a, b, c, d = (float(x) for x in abcd)
     if not 1 <= scale <= 30 or edge_factor < 1 or min(a, b, c, d) < 0 or abs(a + b + c + d - 1) > 1e-9:
-        raise InputError(f"rmat: need 1 <= scale <= 30, edge_factor >= 1 and probabilities summing to 1 "
+        raise InputError(f"{what}: need 1 <= scale <= 30, edge_factor >= 1 and probabilities summing to 1 "
                          f"(got scale={scale}, edge_factor={edge_factor}, abcd={abcd})")
-    n, rng = 2**scale, np.random.default_rng(seed)
-    count = edge_factor * n
+    count = edge_factor * 2**scale
     u = np.zeros(count, dtype=np.int64)
     v = np.zeros(count, dtype=np.int64)
     for bit in range(scale):
         r = rng.random(count)
         u |= (r >= a + b).astype(np.int64) << bit  # bottom half: quadrants c, d
         v |= ((r >= a) & (r < a + b) | (r >= a + b + c)).astype(np.int64) << bit  # right half: b, d
-    label = rng.permutation(n)
-    edges = np.sort(np.stack([label[u], label[v]], axis=1), axis=1)
-    edges = np.unique(edges[edges[:, 0] != edges[:, 1]], axis=0)
-    return Graph.from_edges(n, edges, name=f"rmat_s{scale}")
+    return u, v
 
 
 def barabasi_albert(n, m=3, seed=0):

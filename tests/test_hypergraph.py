@@ -113,8 +113,10 @@ def test_rectangular_matrix_with_vector_owners():
     words = reference_communication(a, part, x_part, 4)
     assert comm.total_words == words.sum()
     assert comm.send_words.tolist() == words.sum(axis=1).tolist()
-    with pytest.raises(InputError, match="x_part"):
-        spmv_communication(a, part, 4)
+    # default owners of a rectangular matrix: the part of most of each column, sending the column-net λ-1
+    by_majority = spmv_communication(a, part, 4)
+    assert by_majority.total_words == connectivity_minus_one(Hypergraph.from_matrix(a), part, 4)
+    assert by_majority.total_words <= comm.total_words
     with pytest.raises(InputError, match="square"):
         Hypergraph.column_net(a)
 

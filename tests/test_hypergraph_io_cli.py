@@ -90,6 +90,18 @@ def test_cli_rectangular_hgr_and_errors(tmp_path, capsys):
     scipy.io.mmwrite(mtx, a)
     assert main(["partition", str(mtx), "-k", "3", "--model", "hypergraph", "-o", str(tmp_path / "r.part")]) == 0
     assert "λ-1" in capsys.readouterr().out
+    # issue 34: columns partitioned, y_i goes to the part of most of row i, so the fold sends the row-net
+    # λ-1 (before: exit 2, "a 70x40 matrix needs x_part", an argument the command line does not have)
+    cols_file = tmp_path / "r.cols"
+    assert main(["partition", str(mtx), "-k", "3", "--model", "hypergraph-rows", "-o", str(cols_file), "--json"]) == 0
+    made = json.loads(capsys.readouterr().out)
+    cols = np.loadtxt(cols_file, dtype=np.int64)
+    assert main(["estimate", str(mtx), str(cols_file), "--model", "hypergraph-rows", "--json"]) == 0
+    words = json.loads(capsys.readouterr().out)["total_words"]
+    assert words == made["connectivity_minus_one"]
+    assert words == connectivity_minus_one(Hypergraph.from_matrix(a, model="rows"), cols, 3)
+    assert main(["estimate", str(mtx), str(cols_file), "--model", "hypergraph-rows"]) == 0
+    assert "40x70" in capsys.readouterr().out
     hgr = tmp_path / "r.hgr"
     write_hgr(hgr, Hypergraph.from_matrix(a))
     assert main(["partition", str(hgr), "-k", "3", "--model", "hypergraph", "-O", "tries=2", "--json",
@@ -100,3 +112,4 @@ def test_cli_rectangular_hgr_and_errors(tmp_path, capsys):
     assert main(["partition", str(mtx), "-k", "99", "--model", "hypergraph"]) == 2
     err = capsys.readouterr().err
     assert "--method applies to the graph model" in err and "nope" in err and "k must be" in err
+

@@ -407,3 +407,29 @@ def test_power_grid_k8(data_dir, metis_mean_cut):
     g = read_graph(data_dir / "power.graph")
     cuts = [edge_cut(g, multilevel.partition(g, 8, imbalance=0.03, seed=s)) for s in range(8)]
     assert np.mean(cuts) <= 0.97 * metis_mean_cut(g, 8, range(8))
+
+
+def test_no_part_left_empty_while_a_vertex_can_move_to_it():
+    # issue 34: 72 vertices into 64 parts (bound 2) left 25-28 parts empty, a 300-vertex BA graph one
+    from partkit.generators import barabasi_albert
+
+    for g in (grid2d(8, 9), barabasi_albert(300, 2, seed=0)):
+        for seed in (0, 1, 2):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                part = partkit.partition(g, 64, seed=seed)
+            assert np.bincount(part, minlength=64).min() >= 1
+            assert np.all(part_weights(g, part, 64) <= max_part_weights(g, 64, 0.03))
+
+
+def test_fill_empty_parts_moves_the_cheapest_vertex_that_fits():
+    from partkit.multilevel.kernels.refinement_moves import fill_empty_parts
+
+    g = grid2d(3, 2)  # 0-1-2 / 3-4-5
+    part = np.array([0, 0, 0, 1, 1, 1])
+    maxw = np.full((3, 1), 3)
+    assert fill_empty_parts(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw) == 0
+    assert np.bincount(part, minlength=3).min() == 1 and part[[1, 4]].tolist() == [0, 1]  # a corner moved
+    heavy = Graph(g.xadj, g.adjncy, vwgt=[5, 5, 5, 5, 5, 5])
+    part = np.array([0, 0, 0, 1, 1, 1])
+    assert fill_empty_parts(heavy.xadj, heavy.adjncy, heavy.adjwgt, heavy.vwgt, part, maxw) == 1  # nothing fits

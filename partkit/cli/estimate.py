@@ -40,7 +40,10 @@ def load_model(path, ncommon=None, model="graph"):
     A graph (METIS ``.graph``, or a mesh's dual graph) stands for its
     adjacency matrix plus the identity. With ``model="hypergraph-rows"`` the
     partition is one of the columns (row-net model): the partial sums of
-    ``y`` folded to their owners are the expand of ``A^T``, which is returned.
+    ``y`` folded to their owners are the expand of ``A^T``, which is returned;
+    for a rectangular matrix ``y_i`` is owned by the part holding most of
+    row ``i`` (:func:`partkit.hypergraph.spmv_communication`'s default), so
+    the words are the row-net λ-1.
 
     Returns
     -------
@@ -53,8 +56,9 @@ def load_model(path, ncommon=None, model="graph"):
     if file_kind(path) == "matrixmarket":
         matrix = read_matrix(path)
         if model == "hypergraph-rows":
-            return matrix.T.tocsr(), (f"n={matrix.shape[0]} nnz={matrix.nnz} (row-net model: column "
-                                      "partition, fold of y = A x)")
+            owners = "" if matrix.shape[0] == matrix.shape[1] else "; y_i with the part of most of row i"
+            return matrix.T.tocsr(), (f"{matrix.shape[0]}x{matrix.shape[1]} nnz={matrix.nnz} (row-net model: "
+                                      f"column partition, fold of y = A x{owners})")
         if matrix.shape[0] != matrix.shape[1]:
             raise InputError(f"{path}: matrix is {matrix.shape[0]}x{matrix.shape[1]}; "
                              "a row partition with x conformal to it needs a square matrix")

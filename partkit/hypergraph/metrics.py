@@ -136,6 +136,18 @@ class SpMVCommunication:
         }
 
 
+def _majority_owner(a, part, k):
+    """For every column of the CSR pattern ``a``, the part holding most of its nonzeros (lowest on ties)."""
+    rows = np.repeat(np.arange(a.shape[0], dtype=np.int64), np.diff(a.indptr))
+    keys, counts = np.unique(a.indices.astype(np.int64) * k + part[rows], return_counts=True)
+    cols = keys // k
+    first = np.lexsort((keys % k, -counts, cols))  # by column, most nonzeros first, then lowest part
+    head = first[np.r_[True, cols[first][1:] != cols[first][:-1]]]
+    owner = np.zeros(a.shape[1], dtype=np.int64)
+    owner[cols[head]] = keys[head] % k
+    return owner
+
+
 def spmv_communication(matrix, part, k=None, *, x_part=None, name=None) -> SpMVCommunication:
     """Exact expand-phase communication of a row-parallel ``y = A x``.
 
@@ -154,8 +166,11 @@ def spmv_communication(matrix, part, k=None, *, x_part=None, name=None) -> SpMVC
     k : int, optional
         Number of parts (default: largest id + 1).
     x_part : array_like of int, shape (ncols,), optional
-        Owner of every ``x_j``; default ``part`` (conformal partition, square
-        matrices only).
+        Owner of every ``x_j``. Default: ``part`` for a square matrix
+        (conformal partition); for a rectangular one, the part holding most
+        of column ``j``'s nonzeros (lowest id on ties, part 0 for an empty
+        column), so that every ``x_j`` is sent ``λ_j - 1`` times, the
+        column-net λ-1.
     name : str, optional
         Used in error messages.
 
@@ -167,10 +182,8 @@ def spmv_communication(matrix, part, k=None, *, x_part=None, name=None) -> SpMVC
     a = _pattern(matrix, False, name)
     nrows, ncols = a.shape
     if x_part is None:
-        if nrows != ncols:
-            raise InputError(f"{name}: a {nrows}x{ncols} matrix needs x_part (owner of every x_j)")
         part, k = _check_part(part, nrows, k, name)
-        x_part = part
+        x_part = part if nrows == ncols else _majority_owner(a, part, k)
     else:
         if k is None:
             k = max(int(np.max(part, initial=0)), int(np.max(x_part, initial=0))) + 1

@@ -8,13 +8,16 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
    by the product of the two weights (nets larger than ``large_net`` are not rated; a cluster weighs at most
    ``W / (contraction_limit * k)``), each followed by contraction, which
    drops single-pin nets and merges identical nets into one heavier net;
-   until ``contraction_limit * k`` vertices remain or a pass stops shrinking.
+   vertices a pass leaves alone are grouped two hops apart (Mt-KaHyPar's
+   two-hop clustering); until ``contraction_limit * k`` vertices remain or
+   a pass shrinks by less than 1 %.
 2. **Initial partitioning** (``kernels/initial.py``): recursive bisection of
    the coarsest hypergraph. Every bisection is itself multilevel: coarsen
    to ``2 * bisection_limit`` vertices, take the best of ``tries`` greedy
    hypergraph growings each refined by 2-way FM on the cut-net gain (passes
    end by KaHyPar's adaptive random-walk stopping rule), then
-   2-way FM on every level back up. Cut nets are split between the two
+   2-way FM on every level back up. The coarse levels of a bisection drop
+   the nets heavier than either side's bound (cut whatever the bisection). Cut nets are split between the two
    halves (their pins on each side stay a net), so summing the cut nets of
    all bisections gives λ-1. The imbalance of each bisection is set so
    that the final parts respect the bound: ``(1 + ε')^depth * W_sub / k_sub <= L``.
@@ -22,7 +25,10 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
    coarsest level; the best (within the bound, then smallest λ-1) is kept.
 3. **Uncoarsening** (``kernels/refinement.py``): on every level, the
    partition is projected, label propagation then k-way FM improve λ-1 from
-   pin counts per part per net, and overweight parts are rebalanced.
+   the gain cache of Mt-KaHyPar (kept exact by delta updates on the nets
+   whose pin counts cross 0/1 or 1/2), overweight parts are rebalanced and
+   an empty part gets the vertex that costs least to move there. No move
+   empties a part.
 
 The balance bound is partkit's: ``L = max(floor((1 + ε) W / k), ceil(W / k))``
 for the total vertex weight ``W``.
@@ -40,8 +46,8 @@ import numpy as np
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.hypergraph.kernels.coarsening import cluster, contract, transpose
 from partkit.hypergraph.kernels.initial import fm_refine, grow_and_refine
-from partkit.hypergraph.kernels.refinement import (connectivity_cost, fm, label_propagation, part_weights,
-                                                   pin_counts, rebalance)
+from partkit.hypergraph.kernels.refinement import (connectivity_cost, fill_empty_parts, fm, label_propagation,
+                                                   part_weights, pin_counts, rebalance)
 from partkit.hypergraph.model import Hypergraph
 from partkit._random import KeyStream
 from partkit.metrics import max_part_weights
@@ -119,13 +125,19 @@ def _level(net_ptr, pins, nwgt, vwgt) -> _Level:
     return _Level(net_ptr, pins, vptr, vnets, nwgt, vwgt)
 
 
-def _contract(level: _Level, coarse_of, nc) -> _Level:
-    cptr, cpins, cnwgt, cvwgt = contract(level.net_ptr, level.pins, level.nwgt, level.vwgt, coarse_of, nc)
+def _contract(level: _Level, coarse_of, nc, max_net_weight=None) -> _Level:
+    """``level`` contracted by ``coarse_of``; nets whose pins weigh more than ``max_net_weight`` dropped."""
+    heaviest = int(level.vwgt.sum()) if max_net_weight is None else max_net_weight
+    cptr, cpins, cnwgt, cvwgt = contract(level.net_ptr, level.pins, level.nwgt, level.vwgt, coarse_of, nc, heaviest)
     return _level(cptr, cpins, cnwgt, cvwgt)
 
 
-def _coarsen(level: _Level, limit: int, ctx: Context, keys):
-    """The hierarchy ``[finest, ..., coarsest]`` and the maps from each level to the next."""
+def _coarsen(level: _Level, limit: int, ctx: Context, keys, max_net_weight=None):
+    """The hierarchy ``[finest, ..., coarsest]`` and the maps from each level to the next.
+
+    Coarse levels drop the nets whose pins weigh more than ``max_net_weight``
+    (default: none dropped).
+    """
     hierarchy, maps = [level], []
     max_weight = max(math.ceil(int(level.vwgt.sum()) / limit), 1)
     while hierarchy[-1].n > limit:
@@ -135,14 +147,20 @@ def _coarsen(level: _Level, limit: int, ctx: Context, keys):
                                 max_weight, ctx.large_net, min_clusters, keys.next())
         if nc * 1.01 > cur.n:
             break
-        hierarchy.append(_contract(cur, coarse_of, nc))
+        hierarchy.append(_contract(cur, coarse_of, nc, max_net_weight))
         maps.append(coarse_of)
     return hierarchy, maps
 
 
 def _bisect(level: _Level, maxw, target0, ctx: Context, keys):
-    """Multilevel bisection: sides 0/1 with weights at most ``maxw``, side 0 aimed at ``target0``."""
-    hierarchy, maps = _coarsen(level, 2 * ctx.bisection_limit, ctx, keys)
+    """Multilevel bisection: sides 0/1 with weights at most ``maxw``, side 0 aimed at ``target0``.
+
+    A net whose pins weigh more than either side may is cut by every
+    bisection within the bound, whatever it is: the coarse levels drop such
+    nets, which on power-law and dense-line hypergraphs hold most of the pins
+    there (the halves keep them: they are split by the caller).
+    """
+    hierarchy, maps = _coarsen(level, 2 * ctx.bisection_limit, ctx, keys, int(maxw.max()))
     part = grow_and_refine(*hierarchy[-1].arrays(), maxw, target0, ctx.tries, ctx.fm2_stop, ctx.fm2_alpha,
                            ctx.fm2_passes, keys.next())
     for finer, coarse_of in zip(hierarchy[-2::-1], maps[::-1]):
@@ -178,8 +196,12 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     state = (part, pc, lam, pw, maxw)
     rebalance(*arrays, *state, ctx.rebalance_rounds)
     label_propagation(*arrays, *state, ctx.lp_rounds, keys.next())
-    fm(*arrays, *state, ctx.fm_stop, ctx.fm_passes, ctx.large_net)
-    return rebalance(*arrays, *state, ctx.rebalance_rounds)
+    for _ in range(ctx.fm_passes):
+        if fm(*arrays, *state, ctx.fm_stop, ctx.large_net) <= 0:
+            break
+    balanced = rebalance(*arrays, *state, ctx.rebalance_rounds)
+    fill_empty_parts(*arrays, *state)
+    return balanced
 
 
 def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, preset: str = "default",
@@ -233,7 +255,8 @@ def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, 
     bound = int(max_part_weights(h, k, imbalance)[0, 0])
     maxw = np.full(k, bound, dtype=np.int64)
     finest = _contract(_level(h.net_ptr, h.pins, h.net_cost, h.vwgt), np.arange(h.n, dtype=np.int64), h.n)
-    hierarchy, maps = _coarsen(finest, context.contraction_limit * k, context, keys)
+    # with two parts, as in a bisection, a net heavier than the bound is cut whatever the partition
+    hierarchy, maps = _coarsen(finest, context.contraction_limit * k, context, keys, bound if k == 2 else None)
     coarsest = hierarchy[-1]
     best = None
     for _ in range(context.initial_runs):

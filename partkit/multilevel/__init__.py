@@ -43,7 +43,7 @@ from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext,
                                         RefinementContext, preset)
 from partkit.multilevel.initial import initial_partition
 from partkit.multilevel.kernels.initial_packing import component_labels
-from partkit.multilevel.kernels.refinement_moves import edge_cut, part_weights
+from partkit.multilevel.kernels.refinement_moves import edge_cut, fill_empty_parts, part_weights
 from partkit.multilevel.refinement import balance, even_out, refine, uncoarsen
 
 __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "InitialContext", "RefinementContext",
@@ -158,7 +158,8 @@ def _run(graph, k, maxw, imbalance, ctx, seed, say):
     is built before anything else: its coarsest graph is connected exactly
     when the input is (coarsening merges only along edges, and isolated
     vertices with each other), so only a disconnected input pays for a
-    search of the fine graph.
+    search of the fine graph. No part is left empty while a vertex can move
+    to it within the bound.
     """
     isolated = graph.has_isolated_vertices()
     hierarchy = None if isolated else _hierarchy(graph, maxw, imbalance, ctx, derive(seed, "run", 0), say)
@@ -176,6 +177,7 @@ def _run(graph, k, maxw, imbalance, ctx, seed, say):
         pw = part_weights(graph.vwgt, part, k)
         if np.any(pw > maxw):  # small components that fitted nowhere around the core
             balance(graph, part, pw, maxw, ctx.refinement)
+    fill_empty_parts(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, maxw)
     return part
 
 

@@ -5,8 +5,7 @@ A hypergraph is passed as plain arrays: ``net_ptr``/``pins`` (nets -> pins),
 """
 
 import numpy as np
-from numba import njit
-
+from partkit._jit import njit
 from partkit._random import fill_permutation
 
 
@@ -29,6 +28,15 @@ def transpose(n, net_ptr, pins):
 
 
 @njit(cache=True)
+def _join(u, c, rep, cw, vwgt, joined):
+    """Vertex ``u`` joins the cluster of representative ``c``."""
+    rep[u] = c
+    cw[c] += vwgt[u]
+    joined[u] = True
+    joined[c] = True
+
+
+@njit(cache=True)
 def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_clusters, seed):
     """One clustering pass by the heavy-net rating; returns ``(coarse_of, number of clusters)``.
 
@@ -39,6 +47,14 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
     among those whose weight stays within ``max_weight``; ties prefer a
     vertex not yet clustered, then the lighter cluster. Nets with more than ``large_net`` pins are not
     rated. The pass stops once ``min_clusters`` clusters remain.
+
+    Vertices left alone (every rated cluster too heavy, or no rated net:
+    only large nets, or none) are then grouped two hops apart, as in
+    Mt-KaHyPar: those whose best cluster is the same, those whose first
+    large net is the same, and those with no net at all, each group filled
+    up to ``max_weight`` in visiting order. Without this step, coarsening
+    of a power-law hypergraph stalls on its hubs' satellites and its
+    isolated vertices long before the target.
     """
     n = vwgt.size
     order = np.empty(n, dtype=np.int64)
@@ -49,6 +65,9 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
     rating = np.zeros(n)
     stamp = np.full(n, -1, dtype=np.int64)
     touched = np.empty(n, dtype=np.int64)
+    m = net_ptr.size - 1
+    # two-hop key of a vertex left alone: its best cluster (< n), n + its first large net, n + m: no net
+    alone_key = np.full(n, -1, dtype=np.int64)
     clusters = n
     for idx in range(n):
         if clusters <= min_clusters:
@@ -57,9 +76,12 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
         if joined[u]:
             continue
         nt = 0
+        alone_key[u] = n + m
         for j in range(vptr[u], vptr[u + 1]):
             e = vnets[j]
             size = net_ptr[e + 1] - net_ptr[e]
+            if size > large_net and alone_key[u] == n + m:
+                alone_key[u] = n + e
             if size < 2 or size > large_net:
                 continue
             score = nwgt[e] / (size - 1)
@@ -75,8 +97,11 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
                     nt += 1
                 rating[c] += score
         best = -1
+        favourite = -1
         for t in range(nt):
             c = touched[t]
+            if favourite < 0 or rating[c] > rating[favourite]:
+                favourite = c
             if cw[c] + vwgt[u] > max_weight:
                 continue
             rating[c] /= max(cw[c], 1) * max(vwgt[u], 1)
@@ -85,11 +110,24 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
                     or (joined[best] == joined[c] and cw[c] < cw[best]))):
                 best = c
         if best >= 0:
-            rep[u] = best
-            cw[best] += vwgt[u]
-            joined[u] = True
-            joined[best] = True
+            _join(u, best, rep, cw, vwgt, joined)
             clusters -= 1
+        elif favourite >= 0:
+            alone_key[u] = favourite
+    # two-hop grouping of the vertices left alone, in visiting order
+    open_group = np.full(n + m + 1, -1, dtype=np.int64)
+    for idx in range(n):
+        if clusters <= min_clusters:
+            break
+        u = order[idx]
+        if joined[u] or alone_key[u] < 0:
+            continue
+        r = open_group[alone_key[u]]
+        if r >= 0 and cw[r] + vwgt[u] <= max_weight:
+            _join(u, r, rep, cw, vwgt, joined)
+            clusters -= 1
+        else:
+            open_group[alone_key[u]] = u
     ids = np.full(n, -1, dtype=np.int64)
     coarse_of = np.empty(n, dtype=np.int64)
     nc = 0
@@ -113,11 +151,12 @@ def _same_net(ptr, pins, a, b):
 
 
 @njit(cache=True)
-def contract(net_ptr, pins, nwgt, vwgt, coarse_of, nc):
+def contract(net_ptr, pins, nwgt, vwgt, coarse_of, nc, max_net_weight):
     """The hypergraph with vertex ``v`` replaced by ``coarse_of[v]`` (``-1``: dropped).
 
-    Pins are mapped and de-duplicated, nets left with fewer than two pins are
-    dropped, identical nets are merged into one whose weight is their sum.
+    Pins are mapped and de-duplicated, nets left with fewer than two pins or
+    whose pins weigh more than ``max_net_weight`` are dropped, identical nets
+    are merged into one whose weight is their sum.
     Returns ``(net_ptr, pins, nwgt, vwgt)`` of the coarse hypergraph.
     """
     m = net_ptr.size - 1
@@ -133,13 +172,15 @@ def contract(net_ptr, pins, nwgt, vwgt, coarse_of, nc):
     pos = 0
     for e in range(m):
         s = pos
+        heft = 0
         for q in range(net_ptr[e], net_ptr[e + 1]):
             c = coarse_of[pins[q]]
             if c >= 0 and marker[c] != e:
                 marker[c] = e
                 out[pos] = c
                 pos += 1
-        if pos - s < 2:
+                heft += cvwgt[c]
+        if pos - s < 2 or heft > max_net_weight:
             pos = s
             continue
         out[s:pos].sort()

@@ -17,20 +17,22 @@ from partkit._heap import heap_clear, heap_pop, heap_push, heap_set
 
 
 @njit(cache=True)
-def _add_gain(u, delta, part, gain, locked, items, keys, pos, size):
+def _add_gain(u, delta, gain, pending, queued):
+    """Change ``gain[u]``; ``u`` joins the list ``pending[:pending[-1]]`` of vertices to re-key."""
     gain[u] += delta
-    s = part[u]
-    if pos[s, u] >= 0:
-        heap_set(items[s], keys[s], pos[s], size[s:s + 1], u, gain[u])
-    elif not locked[u]:
-        heap_push(items[s], keys[s], pos[s], size[s:s + 1], u, gain[u])
+    if not queued[u]:
+        queued[u] = True
+        pending[pending[-1]] = u
+        pending[-1] += 1
 
 
 @njit(cache=True)
-def _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size):
+def _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size,
+          pending, queued):
     """Move ``v`` to the other side, keeping ``pc``, ``pw`` and the gains of its neighbours exact.
 
-    A neighbour whose gain changes enters its side's heap unless ``locked``.
+    A neighbour whose gain changes enters its side's heap unless ``locked``;
+    its key is set once a move, however many of its nets changed.
     """
     a = part[v]
     b = 1 - a
@@ -40,23 +42,32 @@ def _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked,
         if pc[e, b] == 0:
             for q in range(net_ptr[e], net_ptr[e + 1]):
                 if pins[q] != v:
-                    _add_gain(pins[q], w, part, gain, locked, items, keys, pos, size)
+                    _add_gain(pins[q], w, gain, pending, queued)
         elif pc[e, b] == 1:
             for q in range(net_ptr[e], net_ptr[e + 1]):
                 if part[pins[q]] == b:
-                    _add_gain(pins[q], -w, part, gain, locked, items, keys, pos, size)
+                    _add_gain(pins[q], -w, gain, pending, queued)
                     break
         pc[e, a] -= 1
         pc[e, b] += 1
         if pc[e, a] == 0:
             for q in range(net_ptr[e], net_ptr[e + 1]):
                 if pins[q] != v:
-                    _add_gain(pins[q], -w, part, gain, locked, items, keys, pos, size)
+                    _add_gain(pins[q], -w, gain, pending, queued)
         elif pc[e, a] == 1:
             for q in range(net_ptr[e], net_ptr[e + 1]):
                 if pins[q] != v and part[pins[q]] == a:
-                    _add_gain(pins[q], w, part, gain, locked, items, keys, pos, size)
+                    _add_gain(pins[q], w, gain, pending, queued)
                     break
+    for i in range(pending[-1]):
+        u = pending[i]
+        queued[u] = False
+        s = part[u]
+        if pos[s, u] >= 0:
+            heap_set(items[s], keys[s], pos[s], size[s:s + 1], u, gain[u])
+        elif not locked[u]:
+            heap_push(items[s], keys[s], pos[s], size[s:s + 1], u, gain[u])
+    pending[-1] = 0
     part[v] = b
     gain[v] = -gain[v]
     pw[a] -= vwgt[v]
@@ -115,7 +126,7 @@ def _stop_search(steps, total, squares, alpha, beta):
 
 @njit(cache=True)
 def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha,
-             locked, items, keys, pos, size, moves):
+             locked, items, keys, pos, size, moves, pending, queued):
     """One FM pass from the boundary vertices; keeps the best prefix of moves, returns its cut reduction."""
     n = vwgt.size
     locked[:] = False
@@ -153,7 +164,8 @@ def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, s
         g = keys[pick, 0]
         v = heap_pop(items[pick], keys[pick], pos[pick], size[pick:pick + 1])
         locked[v] = True
-        _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size)
+        _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size,
+              pending, queued)
         moves[nm] = v
         nm += 1
         cur += g
@@ -169,23 +181,24 @@ def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, s
     locked[:] = True
     for i in range(nm - 1, best_nm - 1, -1):
         _move(moves[i], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos,
-              size)
+              size, pending, queued)
     return best
 
 
 @njit(cache=True)
 def _work(n):
     return (np.zeros(n, dtype=np.bool_), np.empty((2, n), dtype=np.int64), np.empty((2, n), dtype=np.int64),
-            np.full((2, n), -1, dtype=np.int64), np.zeros(2, dtype=np.int64), np.empty(n, dtype=np.int64))
+            np.full((2, n), -1, dtype=np.int64), np.zeros(2, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.zeros(n + 1, dtype=np.int64), np.zeros(n, dtype=np.bool_))
 
 
 @njit(cache=True)
 def _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha, passes,
-        locked, items, keys, pos, size, moves):
+        locked, items, keys, pos, size, moves, pending, queued):
     for _ in range(passes):
         before = _violation(pw, maxw)
         improved = _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha,
-                            locked, items, keys, pos, size, moves)
+                            locked, items, keys, pos, size, moves, pending, queued)
         if improved <= 0 and _violation(pw, maxw) >= before:
             break
 
@@ -193,10 +206,10 @@ def _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, 
 @njit(cache=True)
 def fm_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, maxw, stop, alpha, passes):
     """2-way FM passes on ``part`` (in place) until a pass finds nothing; returns the cut."""
-    locked, items, keys, pos, size, moves = _work(vwgt.size)
+    locked, items, keys, pos, size, moves, pending, queued = _work(vwgt.size)
     pc, gain, pw = _state(net_ptr, pins, vptr, vnets, nwgt, vwgt, part)
     _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha, passes,
-        locked, items, keys, pos, size, moves)
+        locked, items, keys, pos, size, moves, pending, queued)
     return cut_cost(nwgt, pc)
 
 
@@ -212,7 +225,7 @@ def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries
     """
     n = vwgt.size
     order = np.empty(n, dtype=np.int64)
-    locked, items, keys, pos, size, moves = _work(n)
+    locked, items, keys, pos, size, moves, pending, queued = _work(n)
     best_part = np.zeros(n, dtype=np.int64)
     best_viol = -1
     best_cut = 0
@@ -226,7 +239,8 @@ def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries
         v = order[0]
         while v >= 0:
             locked[v] = True
-            _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size)
+            _move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, locked, items, keys, pos, size,
+                  pending, queued)
             v = -1
             while v < 0 and pw[0] < target0:
                 if size[1] > 0:
@@ -242,7 +256,7 @@ def grow_and_refine(net_ptr, pins, vptr, vnets, nwgt, vwgt, maxw, target0, tries
                     v = u
         heap_clear(items[1], keys[1], pos[1], size[1:2])
         _fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha, passes,
-            locked, items, keys, pos, size, moves)
+            locked, items, keys, pos, size, moves, pending, queued)
         viol = _violation(pw, maxw)
         cut = cut_cost(nwgt, pc)
         if best_viol < 0 or viol < best_viol or (viol == best_viol and cut < best_cut):

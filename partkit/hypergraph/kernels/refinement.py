@@ -7,16 +7,16 @@ of moving ``u`` from part ``p`` to part ``t`` is
     sum of w(e) over nets of u with pc[e, p] == 1   (e leaves p)
   - sum of w(e) over nets of u with pc[e, t] == 0   (e enters t),
 
-computed from the pin counts when needed (the parts a net spans are read
-from its pins when it has fewer than ``k`` of them, else from ``pc``).
+read in O(k) from Mt-KaHyPar's gain cache (:func:`gain_cache`), which
+moves keep exact by delta updates on the nets whose pin counts cross 0/1
+or 1/2. No move empties a part.
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
-
-from partkit._heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set, new_heap
+from partkit._heap import heap_pop, heap_push, heap_remove, heap_set, new_heap
 
 
 @njit(cache=True)
@@ -54,74 +54,6 @@ def part_weights(vwgt, part, k):
 
 
 @njit(cache=True)
-def work(n, k):
-    """Scratch arrays: ``acc`` (k), ``mark`` (k), ``net_mark`` (k), ``touched`` (k), ``counter`` (1)."""
-    return (np.zeros(k, dtype=np.int64), np.full(k, -1, dtype=np.int64), np.full(k, -1, dtype=np.int64),
-            np.empty(k, dtype=np.int64), np.zeros(1, dtype=np.int64))
-
-
-@njit(cache=True)
-def best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, any_part,
-              acc, mark, net_mark, touched, counter):
-    """Best λ-1 move of ``u`` to a part with room: ``(gain, part)``, part -1 if none.
-
-    Only parts that share a net with ``u`` are considered, unless
-    ``any_part`` (rebalancing), when every part with room is. Ties go to the
-    lighter part.
-    """
-    p = part[u]
-    k = pw.size
-    counter[0] += 1
-    visit = counter[0]
-    benefit = 0
-    wdeg = 0
-    nt = 0
-    for j in range(vptr[u], vptr[u + 1]):
-        e = vnets[j]
-        w = nwgt[e]
-        wdeg += w
-        if pc[e, p] == 1:
-            benefit += w
-        if net_ptr[e + 1] - net_ptr[e] < k:
-            counter[0] += 1
-            for q in range(net_ptr[e], net_ptr[e + 1]):
-                t = part[pins[q]]
-                if t != p and net_mark[t] != counter[0]:
-                    net_mark[t] = counter[0]
-                    if mark[t] != visit:
-                        mark[t] = visit
-                        acc[t] = 0
-                        touched[nt] = t
-                        nt += 1
-                    acc[t] += w
-        else:
-            for t in range(k):
-                if t != p and pc[e, t] > 0:
-                    if mark[t] != visit:
-                        mark[t] = visit
-                        acc[t] = 0
-                        touched[nt] = t
-                        nt += 1
-                    acc[t] += w
-    best_gain = 0
-    best = -1
-    if any_part:
-        for t in range(k):
-            if t != p and pw[t] + vwgt[u] <= maxw[t]:
-                g = benefit - wdeg + (acc[t] if mark[t] == visit else 0)
-                if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
-                    best_gain, best = g, t
-        return best_gain, best
-    for i in range(nt):
-        t = touched[i]
-        if pw[t] + vwgt[u] <= maxw[t]:
-            g = benefit - wdeg + acc[t]
-            if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
-                best_gain, best = g, t
-    return best_gain, best
-
-
-@njit(cache=True)
 def move(u, t, vptr, vnets, vwgt, part, pc, lam, pw):
     """Move ``u`` to part ``t``, updating pin counts, connectivities and part weights."""
     p = part[u]
@@ -147,13 +79,190 @@ def _boundary(u, vptr, vnets, lam):
 
 
 @njit(cache=True)
+def gain_cache(net_ptr, pins, nwgt, part, pc, k):
+    """Mt-KaHyPar's λ-1 gain cache of a partition: ``(benefit, conn)``.
+
+    ``benefit[v]`` sums ``w(e)`` over the nets of ``v`` where ``v`` is the
+    last pin in its part; ``conn[v, t]`` sums ``w(e)`` over the nets of
+    ``v`` with a pin in part ``t`` (``conn[v, part[v]]`` is the weighted
+    degree of ``v``). The gain of moving ``v`` from ``p`` to ``t`` is
+    ``benefit[v] - conn[v, p] + conn[v, t]``.
+    """
+    n = part.size
+    benefit = np.zeros(n, dtype=np.int64)
+    conn = np.zeros((n, k), dtype=np.int64)
+    for e in range(net_ptr.size - 1):
+        w = nwgt[e]
+        for q in range(net_ptr[e], net_ptr[e + 1]):
+            v = pins[q]
+            if pc[e, part[v]] == 1:
+                benefit[v] += w
+            for t in range(k):
+                if pc[e, t] > 0:
+                    conn[v, t] += w
+    return benefit, conn
+
+
+@njit(cache=True)
+def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part):
+    """Best λ-1 move of ``v`` to a part with room that shares a net with it (any part with room when
+    ``any_part``: rebalancing), from the gain cache: ``(gain, part)``, part -1 if none (also when ``v``
+    is all its part weighs: a move never empties a part); ties go to the lighter part."""
+    p = part[v]
+    if pw[p] == vwgt[v]:
+        return 0, -1
+    base = benefit[v] - conn[v, p]
+    best_gain = 0
+    best = -1
+    for t in range(pw.size):
+        if t != p and (any_part or conn[v, t] > 0) and pw[t] + vwgt[v] <= maxw[t]:
+            g = base + conn[v, t]
+            if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
+                best_gain, best = g, t
+    return best_gain, best
+
+
+@njit(cache=True)
+def _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, any_part):
+    """Pop the top vertex of the heap and re-read its best move: ``(vertex, gain, part)``. Part -1 when
+    it has none (dropped) or its gain fell below its key (pushed back with the gain read)."""
+    key = keys[0]
+    u = heap_pop(items, keys, pos, size)
+    g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, any_part)
+    if t >= 0 and g < key:
+        heap_push(items, keys, pos, size, u, g)
+        t = -1
+    return u, g, t
+
+
+@njit(cache=True)
+def _touch(v, stamp, visit, touched, nt):
+    if stamp[v] != visit:
+        stamp[v] = visit
+        touched[nt] = v
+        nt += 1
+    return nt
+
+
+@njit(cache=True)
+def _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, large_net,
+                 stamp, visit, touched):
+    """Move ``u`` to ``t`` (as :func:`move`) and update the gain cache by the delta rules.
+
+    Only pin counts crossing 0/1 or 1/2 change cache entries; the pins of
+    such nets with at most ``large_net`` pins are listed in ``touched`` to
+    be re-keyed (their keys also catch up with the part weights, which
+    keeps λ-1 as with full recomputation); their number is returned. Cost: the pins of the nets
+    whose counts crossed, not every pin of ``u``'s nets.
+    """
+    p = part[u]
+    part[u] = t
+    pw[p] -= vwgt[u]
+    pw[t] += vwgt[u]
+    nt = 0
+    own = 0
+    for j in range(vptr[u], vptr[u + 1]):
+        e = vnets[j]
+        w = nwgt[e]
+        eager = net_ptr[e + 1] - net_ptr[e] <= large_net
+        pc[e, p] -= 1
+        pc[e, t] += 1
+        if pc[e, p] == 0:
+            lam[e] -= 1
+        if pc[e, t] == 1:
+            lam[e] += 1
+            own += w
+        if pc[e, p] > 1 and pc[e, t] > 2:
+            continue
+        for q in range(net_ptr[e], net_ptr[e + 1]):
+            v = pins[q]
+            if pc[e, p] == 0:
+                conn[v, p] -= w
+            elif pc[e, p] == 1 and part[v] == p:
+                benefit[v] += w
+            if pc[e, t] == 1:
+                conn[v, t] += w
+            elif pc[e, t] == 2 and part[v] == t and v != u:
+                benefit[v] -= w
+            if eager and v != u:
+                nt = _touch(v, stamp, visit, touched, nt)
+    benefit[u] = own
+    return nt
+
+
+@njit(cache=True)
+def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, large_net):
+    """One k-way FM pass on λ-1 gains; keeps its best prefix of moves and returns its λ-1 reduction.
+
+    Boundary vertices wait in a max-heap keyed by their best move's gain,
+    read from the gain cache (:func:`gain_cache`) in O(k). The popped
+    vertex's move is re-read (its key may be stale through the balance or
+    a large net); a lower gain sends it back to the heap, else it moves
+    and is locked. A move updates the cache by the delta rules (only nets
+    whose pin counts cross 0/1 or 1/2 are scanned) and re-keys the vertices
+    whose entries changed, except on nets with more than ``large_net`` pins
+    (left to the lazy check). The pass stops after ``stop`` moves without
+    improvement. One pass a call: the caller loops, and Ctrl-C is handled
+    between passes.
+    """
+    n = vwgt.size
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    items, keys, pos, size = new_heap(n)
+    locked = np.zeros(n, dtype=np.bool_)
+    stamp = np.full(n, -1, dtype=np.int64)
+    touched = np.empty(n, dtype=np.int64)
+    moved_v = np.empty(n, dtype=np.int64)
+    moved_from = np.empty(n, dtype=np.int64)
+    for u in range(n):
+        if _boundary(u, vptr, vnets, lam):
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
+            if t >= 0:
+                heap_push(items, keys, pos, size, u, g)
+    nm = 0
+    cur = 0
+    best = 0
+    best_nm = 0
+    since = 0
+    while size[0] > 0 and since < stop:
+        u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, False)
+        if t < 0:
+            continue
+        p = part[u]
+        nt = _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn,
+                          large_net, stamp, nm, touched)
+        locked[u] = True
+        moved_v[nm] = u
+        moved_from[nm] = p
+        nm += 1
+        cur += g
+        if cur > best:
+            best, best_nm, since = cur, nm, 0
+        else:
+            since += 1
+        for i in range(nt):
+            v = touched[i]
+            if locked[v]:
+                continue
+            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False)
+            if t2 >= 0:
+                heap_set(items, keys, pos, size, v, g2)
+            else:
+                heap_remove(items, keys, pos, size, v)
+    for i in range(nm - 1, best_nm - 1, -1):
+        move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
+    return best
+
+
+@njit(cache=True)
 def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seed):
     """Rounds over the boundary vertices in random order, each taking its best positive move.
 
-    Returns the total λ-1 reduction.
+    Gains are read from the gain cache (:func:`gain_cache`), kept exact by
+    the moves. Returns the total λ-1 reduction.
     """
     n = vwgt.size
-    acc, mark, net_mark, touched, counter = work(n, pw.size)
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    stamp = np.full(n, -1, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     total = 0
     for r in range(rounds):
@@ -162,10 +271,10 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
         for u in order:
             if not _boundary(u, vptr, vnets, lam):
                 continue
-            g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, False,
-                             acc, mark, net_mark, touched, counter)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
             if t >= 0 and g > 0:
-                move(u, t, vptr, vnets, vwgt, part, pc, lam, pw)
+                _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
+                             stamp, 0, stamp[:0])
                 total += g
                 moved += 1
         if moved == 0:
@@ -174,122 +283,69 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
 
 
 @njit(cache=True)
-def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, passes, large_net):
-    """k-way FM passes on λ-1 gains; every pass keeps its best prefix of moves.
-
-    Boundary vertices wait in a max-heap keyed by their best move's gain.
-    The popped vertex's move is recomputed (its key may be stale through
-    the balance); a lower gain sends it back to the heap, else it moves and
-    is locked. After a move, the neighbours on the nets whose pin counts
-    crossed 0/1 in the source or 1/2 in the target (the only nets whose
-    gains change) get their keys recomputed; nets with more than
-    ``large_net`` pins are left to the lazy check. A pass stops after
-    ``stop`` moves without improvement. Returns the total λ-1 reduction.
-    """
-    n = vwgt.size
-    acc, mark, net_mark, touched, counter = work(n, pw.size)
-    items, keys, pos, size = new_heap(n)
-    locked = np.zeros(n, dtype=np.bool_)
-    seen = np.full(n, -1, dtype=np.int64)
-    moved_v = np.empty(n, dtype=np.int64)
-    moved_from = np.empty(n, dtype=np.int64)
-    total = 0
-    for _ in range(passes):
-        for u in range(n):
-            if _boundary(u, vptr, vnets, lam):
-                g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, False,
-                                 acc, mark, net_mark, touched, counter)
-                if t >= 0:
-                    heap_push(items, keys, pos, size, u, g)
-        nm = 0
-        cur = 0
-        best = 0
-        best_nm = 0
-        since = 0
-        while size[0] > 0 and since < stop:
-            key = keys[0]
-            u = heap_pop(items, keys, pos, size)
-            g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, False,
-                             acc, mark, net_mark, touched, counter)
-            if t < 0:
-                continue
-            if g < key:
-                heap_push(items, keys, pos, size, u, g)
-                continue
-            p = part[u]
-            move(u, t, vptr, vnets, vwgt, part, pc, lam, pw)
-            locked[u] = True
-            moved_v[nm] = u
-            moved_from[nm] = p
-            nm += 1
-            cur += g
-            if cur > best:
-                best, best_nm, since = cur, nm, 0
-            else:
-                since += 1
-            for j in range(vptr[u], vptr[u + 1]):
-                e = vnets[j]
-                if net_ptr[e + 1] - net_ptr[e] > large_net:
-                    continue
-                if pc[e, p] > 1 and pc[e, t] > 2:
-                    continue
-                for q in range(net_ptr[e], net_ptr[e + 1]):
-                    v = pins[q]
-                    if locked[v] or seen[v] == nm:
-                        continue
-                    seen[v] = nm
-                    g2, t2 = best_move(v, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, False,
-                                       acc, mark, net_mark, touched, counter)
-                    if t2 >= 0:
-                        heap_set(items, keys, pos, size, v, g2)
-                    else:
-                        heap_remove(items, keys, pos, size, v)
-        heap_clear(items, keys, pos, size)
-        for i in range(nm - 1, best_nm - 1, -1):
-            move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
-        for i in range(nm):
-            locked[moved_v[i]] = False
-        seen[:] = -1
-        total += best
-        if best <= 0:
-            break
-    return total
+def _overweight(pw, maxw):
+    for t in range(pw.size):
+        if pw[t] > maxw[t]:
+            return True
+    return False
 
 
 @njit(cache=True)
 def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds):
-    """Move vertices out of overweight parts, least λ-1 loss first; True when all parts fit."""
+    """Move vertices out of overweight parts, least λ-1 loss first (gains from the gain cache, built
+    only when a part is overweight); True when all parts fit."""
+    if not _overweight(pw, maxw):
+        return True
     n = vwgt.size
-    k = pw.size
-    acc, mark, net_mark, touched, counter = work(n, k)
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    stamp = np.full(n, -1, dtype=np.int64)
     items, keys, pos, size = new_heap(n)
     for _ in range(rounds):
-        over = False
-        for t in range(k):
-            if pw[t] > maxw[t]:
-                over = True
-        if not over:
+        if not _overweight(pw, maxw):
             return True
         for u in range(n):
             if pw[part[u]] > maxw[part[u]] and vwgt[u] > 0:
-                g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, True,
-                                 acc, mark, net_mark, touched, counter)
+                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
         while size[0] > 0:
-            key = keys[0]
-            u = heap_pop(items, keys, pos, size)
-            if pw[part[u]] <= maxw[part[u]]:
+            u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, True)
+            if t < 0 or pw[part[u]] <= maxw[part[u]]:
                 continue
-            g, t = best_move(u, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, pw, maxw, True,
-                             acc, mark, net_mark, touched, counter)
-            if t < 0:
-                continue
-            if g < key:
-                heap_push(items, keys, pos, size, u, g)
-                continue
-            move(u, t, vptr, vnets, vwgt, part, pc, lam, pw)
+            _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
+                         stamp, 0, stamp[:0])
+    return not _overweight(pw, maxw)
+
+
+@njit(cache=True)
+def fill_empty_parts(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw):
+    """Give every empty part one vertex: the one of least λ-1 loss among those that fit its bound and
+    whose part keeps another vertex (as METIS and KaMinPar do). Returns the parts left empty (none
+    while such a vertex exists)."""
+    n = vwgt.size
+    k = pw.size
+    count = np.zeros(k, dtype=np.int64)
+    for v in range(n):
+        count[part[v]] += 1
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
+    stamp = np.full(n, -1, dtype=np.int64)
+    left = 0
     for t in range(k):
-        if pw[t] > maxw[t]:
-            return False
-    return True
+        if count[t] > 0:
+            continue
+        best = -1
+        best_gain = 0
+        for v in range(n):
+            p = part[v]
+            if count[p] > 1 and pw[t] + vwgt[v] <= maxw[t]:
+                g = benefit[v] - conn[v, p]
+                if best < 0 or g > best_gain or (g == best_gain and vwgt[v] < vwgt[best]):
+                    best, best_gain = v, g
+        if best < 0:
+            left += 1
+            continue
+        count[part[best]] -= 1
+        count[t] += 1
+        _move_cached(best, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
+                     stamp, 0, stamp[:0])
+    return left

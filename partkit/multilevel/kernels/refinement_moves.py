@@ -338,3 +338,43 @@ def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, current, wants, lo, hi)
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
 PARALLEL_KERNELS = (_lp_sweeps, boundary_in_range)
+
+
+@njit(cache=True)
+def fill_empty_parts(xadj, adjncy, adjwgt, vwgt, part, maxw):
+    """Give every empty part one vertex, in place: the one of least cut increase (edge weight to its
+    own part) among those that fit the part's bound and whose part keeps another vertex, as METIS and
+    KaMinPar do. Returns the parts left empty (none while such a vertex exists)."""
+    n = part.size
+    k = maxw.shape[0]
+    count = np.zeros(k, dtype=np.int64)
+    pw = np.zeros((k, vwgt.shape[1]), dtype=np.int64)
+    internal = np.zeros(n, dtype=np.int64)
+    for v in range(n):
+        count[part[v]] += 1
+        pw[part[v]] += vwgt[v]
+        for j in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[j]] == part[v]:
+                internal[v] += adjwgt[j]
+    left = 0
+    for t in range(k):
+        if count[t] > 0:
+            continue
+        best = -1
+        for v in range(n):
+            if count[part[v]] > 1 and fits_in(vwgt, pw, maxw, v, t) and (best < 0 or internal[v] < internal[best]):
+                best = v
+        if best < 0:
+            left += 1
+            continue
+        p = part[best]
+        for j in range(xadj[best], xadj[best + 1]):
+            if part[adjncy[j]] == p:
+                internal[adjncy[j]] -= adjwgt[j]
+        internal[best] = 0
+        count[p] -= 1
+        count[t] += 1
+        pw[p] -= vwgt[best]
+        pw[t] += vwgt[best]
+        part[best] = t
+    return left
