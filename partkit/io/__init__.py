@@ -64,7 +64,7 @@ def read_any_mesh(path, *, coords=None, untyped=False) -> Mesh:
     >>> _ = path.write_text("2\\n1 2 3\\n1 3 4\\n")
     >>> mesh = read_any_mesh(path)
     >>> mesh, mesh.node_parts([0, 1]).tolist()
-    (Mesh(name='square.mesh', elements=2 (triangle), nodes=4), [0, 0, 0, 1])
+    (Mesh(name='square.mesh', elements=2 (triangle), nodes=4), [0, 0, 1, 1])
     """
     kind = file_kind(path)
     if kind == "mesh":
