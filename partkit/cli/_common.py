@@ -105,8 +105,17 @@ def load_input(args):
             raise InputError(f"--mesh-graph applies to mesh files, not {args.file}")
         return read_graph(args.file, edge_weights=None if args.edge_weights == "unit" else "abs",
                           coords=args.coords, ncommon=args.ncommon), None
+    import warnings
+
+    from partkit.io.meshes import MeshWarning
+
     mesh = read_any_mesh(args.file, coords=args.coords, untyped=args.ncommon is not None)
-    return mesh.graph(args.mesh_graph, args.ncommon), mesh
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MeshWarning)
+        graph = mesh.graph(args.mesh_graph, args.ncommon)
+    for warning in caught:
+        print(f"partkit: warning: {warning.message}", file=sys.stderr)
+    return graph, mesh
 
 
 def method_options(method, flags, pairs, progress=None):
