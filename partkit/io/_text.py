@@ -270,8 +270,17 @@ _START = np.array([1, 3, 6], dtype=np.int64)  # start state of INDEX, INTEGER, R
 
 
 @njit(cache=True)
+def _restore_pluses(buf, pluses, signs):
+    """Put back the ``+`` of the current line, so that an error message quotes its tokens as in the file."""
+    for s in range(signs):
+        buf[pluses[s]] = 43
+
+
+@njit(cache=True)
 def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts):
     per_line = kinds.size
+    pluses = np.empty(per_line, dtype=np.int64)  # where a leading + became 0 on this line
+    signs = 0
     entries = 0
     line = 0
     count = 0       # tokens on the current line
@@ -287,13 +296,16 @@ def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts):
                 first = False
                 if count < per_line:
                     state = starts[kinds[count]]
-                    if c == 43:
+                    if c == 43 and kinds[count] != INDEX:
                         buf[i] = 48
+                        pluses[signs] = i
+                        signs += 1
                 else:
                     state = -2
             if state >= 0:
                 state = moves[state, cls]
                 if state == 0:
+                    _restore_pluses(buf, pluses, signs)
                     return entries, BAD_TOKEN, line, count
         elif cls == 7:
             if state == -1:
@@ -303,13 +315,16 @@ def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts):
                     return entries, EXTRA_LINE, line, 0
                 first = False
                 if count < per_line:
+                    _restore_pluses(buf, pluses, signs)
                     return entries, BAD_TOKEN, line, count
                 state = -2
             elif state >= 0:
+                _restore_pluses(buf, pluses, signs)
                 return entries, BAD_TOKEN, line, count
         else:
             if state != -1:
                 if state >= 0 and not accepting[state]:
+                    _restore_pluses(buf, pluses, signs)
                     return entries, BAD_TOKEN, line, count
                 count += 1
                 state = -1
@@ -321,6 +336,7 @@ def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts):
                 if i < buf.size:
                     line += 1
                 count = 0
+                signs = 0
                 first = True
     return entries, OK, line, 0
 
@@ -329,9 +345,11 @@ def check_entries(buf, start, kinds, limit):
     """Check the entry lines of a Matrix Market body, for a parser that trusts them.
 
     Every non-blank line must hold one token of each of ``kinds``; comment
-    lines are not allowed. A leading ``+`` of a number becomes ``0`` (in
+    lines are not allowed. A leading ``+`` of a value becomes ``0`` (in
     place: the buffer must be writable), so that a parser without ``+``
-    reads the same value. One pass of a table-driven automaton.
+    reads the same value; on an error the line's ``+`` are put back, so
+    that the message quotes the tokens as they are in the file (an index
+    has no sign). One pass of a table-driven automaton.
 
     Returns
     -------
