@@ -277,89 +277,125 @@ def _restore_pluses(buf, pluses, signs):
 
 
 @njit(cache=True)
-def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts):
+def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts, ints):
     per_line = kinds.size
+    kept = ints.shape[0]  # the first tokens of a line, parsed into ints
     pluses = np.empty(per_line, dtype=np.int64)  # where a leading + became 0 on this line
-    signs = 0
+    n = buf.size
     entries = 0
     line = 0
-    count = 0       # tokens on the current line
-    state = -1      # -1: between tokens; -2: in a token beyond per_line; >= 0: automaton state
-    first = True    # no token seen yet on this line
-    for i in range(start, buf.size + 1):
-        c = buf[i] if i < buf.size else NEWLINE
-        cls = classes[c]
-        if cls < 4:
-            if state == -1:
-                if first and entries == limit:
-                    return entries, EXTRA_LINE, line, 0
-                first = False
-                if count < per_line:
-                    state = starts[kinds[count]]
-                    if c == 43 and kinds[count] != INDEX:
-                        buf[i] = 48
-                        pluses[signs] = i
-                        signs += 1
-                else:
-                    state = -2
-            if state >= 0:
-                state = moves[state, cls]
-                if state == 0:
+    i = min(start, n)  # a size line without a newline ends the file: start is then past it
+    while True:  # a line
+        while i < n and classes[buf[i]] == 4:
+            i += 1
+        if i == n or buf[i] == NEWLINE:  # blank
+            if i == n:
+                return entries, OK, line, 0
+            i += 1
+            line += 1
+            continue
+        if buf[i] == 37:
+            return entries, COMMENT, line, 0
+        if entries == limit:
+            return entries, EXTRA_LINE, line, 0
+        count = 0
+        signs = 0
+        while True:  # a token at i, then the blanks after it
+            if count >= per_line:  # count the tokens of a line too long
+                while i < n and buf[i] != NEWLINE:
+                    while i < n and classes[buf[i]] != 4 and buf[i] != NEWLINE:
+                        i += 1
+                    count += 1
+                    while i < n and classes[buf[i]] == 4:
+                        i += 1
+                return entries, TOKEN_COUNT, line, count
+            kind = kinds[count]
+            value = 0
+            c = buf[i]
+            if kind == INDEX:  # digits only: the common case, without the automaton
+                j = i
+                while j < n and 48 <= buf[j] <= 57:
+                    if count < kept:
+                        d = buf[j] - 48
+                        if value > (INT64_MAX - d) // 10:
+                            return entries, OVERFLOW, line, count
+                        value = value * 10 + d
+                    j += 1
+                if j == i or (j < n and classes[buf[j]] != 4 and buf[j] != NEWLINE):
                     _restore_pluses(buf, pluses, signs)
                     return entries, BAD_TOKEN, line, count
-        elif cls == 7:
-            if state == -1:
-                if first and c == 37:
-                    return entries, COMMENT, line, 0
-                if first and entries == limit:
-                    return entries, EXTRA_LINE, line, 0
-                first = False
-                if count < per_line:
+                i = j
+            else:
+                negative = c == 45
+                if c == 43:
+                    buf[i] = 48
+                    pluses[signs] = i
+                    signs += 1
+                state = starts[kind]
+                while i < n:
+                    cls = classes[c]
+                    if cls >= 4:
+                        if cls == 7:
+                            _restore_pluses(buf, pluses, signs)
+                            return entries, BAD_TOKEN, line, count
+                        break
+                    state = moves[state, cls]
+                    if state == 0:
+                        _restore_pluses(buf, pluses, signs)
+                        return entries, BAD_TOKEN, line, count
+                    if cls == 0 and count < kept:
+                        d = c - 48
+                        if value > (INT64_MAX - d) // 10:
+                            _restore_pluses(buf, pluses, signs)
+                            return entries, OVERFLOW, line, count
+                        value = value * 10 + d
+                    i += 1
+                    if i < n:
+                        c = buf[i]
+                if not accepting[state]:
                     _restore_pluses(buf, pluses, signs)
                     return entries, BAD_TOKEN, line, count
-                state = -2
-            elif state >= 0:
-                _restore_pluses(buf, pluses, signs)
-                return entries, BAD_TOKEN, line, count
-        else:
-            if state != -1:
-                if state >= 0 and not accepting[state]:
-                    _restore_pluses(buf, pluses, signs)
-                    return entries, BAD_TOKEN, line, count
-                count += 1
-                state = -1
-            if cls == 5:
-                if not first:
-                    if count != per_line:
-                        return entries, TOKEN_COUNT, line, count
-                    entries += 1
-                if i < buf.size:
-                    line += 1
-                count = 0
-                signs = 0
-                first = True
-    return entries, OK, line, 0
+                if negative:
+                    value = -value
+            if count < kept:
+                ints[count, entries] = value
+            count += 1
+            while i < n and classes[buf[i]] == 4:
+                i += 1
+            if i == n or buf[i] == NEWLINE:
+                if count != per_line:
+                    return entries, TOKEN_COUNT, line, count
+                entries += 1
+                if i == n:
+                    return entries, OK, line, 0
+                i += 1
+                line += 1
+                break
 
 
-def check_entries(buf, start, kinds, limit):
-    """Check the entry lines of a Matrix Market body, for a parser that trusts them.
+def check_entries(buf, start, kinds, limit, ints=None):
+    """Check the entry lines of a Matrix Market body, for a parser that trusts them, and parse its integers.
 
     Every non-blank line must hold one token of each of ``kinds``; comment
     lines are not allowed. A leading ``+`` of a value becomes ``0`` (in
     place: the buffer must be writable), so that a parser without ``+``
     reads the same value; on an error the line's ``+`` are put back, so
     that the message quotes the tokens as they are in the file (an index
-    has no sign). One pass of a table-driven automaton.
+    has no sign). The first ``ints.shape[0]`` tokens of every line (of an
+    integer kind: the indices, and an integer value) are parsed into
+    ``ints[:, entry]``. One pass of a table-driven automaton.
 
     Returns
     -------
     entries : int
         Entry lines (counting stops at ``limit + 1``).
     code : int
-        OK, TOKEN_COUNT, BAD_TOKEN, COMMENT or EXTRA_LINE (more than ``limit``).
+        OK, TOKEN_COUNT, BAD_TOKEN, OVERFLOW (a parsed integer beyond int64),
+        COMMENT or EXTRA_LINE (more than ``limit``).
     line : int
         Line offset of the error.
     token : int
-        Index in its line of the bad token (BAD_TOKEN), or the token count (TOKEN_COUNT).
+        Index in its line of the bad token (BAD_TOKEN, OVERFLOW), or the token count (TOKEN_COUNT).
     """
-    return _check_entries(buf, start, kinds, limit, _CLASSES, _MOVES, _ACCEPTING, _START)
+    ints = np.empty((0, 0), dtype=np.int64) if ints is None else ints
+    return _check_entries(buf, start, kinds, limit, _CLASSES, _MOVES, _ACCEPTING, _START, ints)
