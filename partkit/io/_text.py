@@ -34,6 +34,7 @@ COMMENT = 4
 EXTRA_LINE = 5
 
 INT64_MAX = np.iinfo(np.int64).max
+_TENTH = INT64_MAX // 10  # 922337203685477580; INT64_MAX ends in 7
 _BLANKS = re.compile(r"[ \t\r]+")
 
 
@@ -241,34 +242,6 @@ def first_bad_real(buf, start, skip_blank, c1, c2):
     return -1
 
 
-def _number_automaton():
-    """Character classes and the transition table of the token grammars (state 0 rejects)."""
-    classes = np.full(256, 7, dtype=np.int64)  # 7: any other byte
-    classes[ord("0"):ord("9") + 1] = 0
-    classes[ord("+")] = classes[ord("-")] = 1
-    classes[ord(".")] = 2
-    classes[ord("e")] = classes[ord("E")] = 3
-    for blank in b" \t\r":
-        classes[blank] = 4
-    classes[NEWLINE] = 5
-    # states: 1 index start, 2 index digits, 3 integer start, 4 integer sign, 5 integer digits,
-    # 6 real start, 7 real sign, 8 real digits, 9 dot without digits, 10 fraction digits,
-    # 11 exponent mark, 12 exponent sign, 13 exponent digits
-    moves = np.zeros((14, 4), dtype=np.int64)  # columns: digit, sign, dot, e
-    for state, digit, sign, dot, exp in [(1, 2, 0, 0, 0), (2, 2, 0, 0, 0), (3, 5, 4, 0, 0), (4, 5, 0, 0, 0),
-                                         (5, 5, 0, 0, 0), (6, 8, 7, 9, 0), (7, 8, 0, 9, 0),
-                                         (8, 8, 0, 10, 11), (9, 10, 0, 0, 0), (10, 10, 0, 0, 11),
-                                         (11, 13, 12, 0, 0), (12, 13, 0, 0, 0), (13, 13, 0, 0, 0)]:
-        moves[state] = (digit, sign, dot, exp)
-    accepting = np.zeros(14, dtype=np.bool_)
-    accepting[[2, 5, 8, 10, 13]] = True
-    return classes, moves, accepting
-
-
-_CLASSES, _MOVES, _ACCEPTING = _number_automaton()
-_START = np.array([1, 3, 6], dtype=np.int64)  # start state of INDEX, INTEGER, REAL
-
-
 @njit(cache=True)
 def _restore_pluses(buf, pluses, signs):
     """Put back the ``+`` of the current line, so that an error message quotes its tokens as in the file."""
@@ -276,8 +249,63 @@ def _restore_pluses(buf, pluses, signs):
         buf[pluses[s]] = 43
 
 
+@njit(cache=True, inline='always')
+def _is_end(buf, j):
+    """Whether a token ends at ``j``: the end of the buffer, a blank or a newline."""
+    return j == buf.size or buf[j] == 32 or buf[j] == 9 or buf[j] == 13 or buf[j] == NEWLINE
+
+
+@njit(cache=True, inline='always')
+def _scan_digits(buf, j, keep, value):
+    """``(end, value, overflow)`` of the digits from ``j``, added to ``value`` when ``keep``."""
+    while j < buf.size and 48 <= buf[j] <= 57:
+        if keep:
+            d = buf[j] - 48
+            if value >= _TENTH and (value > _TENTH or d > 7):  # value * 10 + d > INT64_MAX
+                return j, value, True
+            value = value * 10 + d
+        j += 1
+    return j, value, False
+
+
+@njit(cache=True, inline='always')  # inlined: about 1.5x faster
+def _entry_token(buf, i, kind, keep):
+    """``(end, value, code)`` of the token at ``i`` of ``kind`` (its value parsed when ``keep``)."""
+    if kind == INDEX:  # the common case first: digits only
+        j, value, overflow = _scan_digits(buf, i, keep, 0)
+        if overflow:
+            return j, 0, OVERFLOW
+        return j, value, OK if j > i and _is_end(buf, j) else BAD_TOKEN
+    j = i
+    negative = False
+    if buf[j] == 43 or buf[j] == 45:
+        negative = buf[j] == 45
+        j += 1
+    digits = j
+    j, value, overflow = _scan_digits(buf, j, keep and kind != REAL, 0)
+    if overflow:
+        return j, 0, OVERFLOW
+    mantissa = j - digits
+    if kind == REAL:
+        if j < buf.size and buf[j] == 46:
+            fraction = j + 1
+            j, _, _ = _scan_digits(buf, fraction, False, 0)
+            mantissa += j - fraction
+        if mantissa and j < buf.size and (buf[j] == 101 or buf[j] == 69):
+            j += 1
+            if j < buf.size and (buf[j] == 43 or buf[j] == 45):
+                j += 1
+            exponent = j
+            j, _, _ = _scan_digits(buf, exponent, False, 0)
+            if j == exponent:
+                return j, 0, BAD_TOKEN
+    if mantissa == 0 or not _is_end(buf, j):
+        return j, 0, BAD_TOKEN
+    return j, -value if negative else value, OK
+
+
 @njit(cache=True)
-def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts, ints):
+def _check_entries(buf, start, kinds, limit, ints):
     per_line = kinds.size
     kept = ints.shape[0]  # the first tokens of a line, parsed into ints
     pluses = np.empty(per_line, dtype=np.int64)  # where a leading + became 0 on this line
@@ -286,7 +314,7 @@ def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts, 
     line = 0
     i = min(start, n)  # a size line without a newline ends the file: start is then past it
     while True:  # a line
-        while i < n and classes[buf[i]] == 4:
+        while i < n and _is_blank(buf[i]):
             i += 1
         if i == n or buf[i] == NEWLINE:  # blank
             if i == n:
@@ -301,66 +329,23 @@ def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts, 
         count = 0
         signs = 0
         while True:  # a token at i, then the blanks after it
-            if count >= per_line:  # count the tokens of a line too long
-                while i < n and buf[i] != NEWLINE:
-                    while i < n and classes[buf[i]] != 4 and buf[i] != NEWLINE:
-                        i += 1
-                    count += 1
-                    while i < n and classes[buf[i]] == 4:
-                        i += 1
-                return entries, TOKEN_COUNT, line, count
-            kind = kinds[count]
-            value = 0
-            c = buf[i]
-            if kind == INDEX:  # digits only: the common case, without the automaton
-                j = i
-                while j < n and 48 <= buf[j] <= 57:
-                    if count < kept:
-                        d = buf[j] - 48
-                        if value > (INT64_MAX - d) // 10:
-                            return entries, OVERFLOW, line, count
-                        value = value * 10 + d
-                    j += 1
-                if j == i or (j < n and classes[buf[j]] != 4 and buf[j] != NEWLINE):
+            if count < per_line:
+                q, value, code = _entry_token(buf, i, kinds[count], count < kept)
+                if code != OK:
                     _restore_pluses(buf, pluses, signs)
-                    return entries, BAD_TOKEN, line, count
-                i = j
-            else:
-                negative = c == 45
-                if c == 43:
+                    return entries, code, line, count
+                if count < kept:
+                    ints[count, entries] = value
+                if buf[i] == 43:
                     buf[i] = 48
                     pluses[signs] = i
                     signs += 1
-                state = starts[kind]
-                while i < n:
-                    cls = classes[c]
-                    if cls >= 4:
-                        if cls == 7:
-                            _restore_pluses(buf, pluses, signs)
-                            return entries, BAD_TOKEN, line, count
-                        break
-                    state = moves[state, cls]
-                    if state == 0:
-                        _restore_pluses(buf, pluses, signs)
-                        return entries, BAD_TOKEN, line, count
-                    if cls == 0 and count < kept:
-                        d = c - 48
-                        if value > (INT64_MAX - d) // 10:
-                            _restore_pluses(buf, pluses, signs)
-                            return entries, OVERFLOW, line, count
-                        value = value * 10 + d
+                i = q
+            else:
+                while not _is_end(buf, i):
                     i += 1
-                    if i < n:
-                        c = buf[i]
-                if not accepting[state]:
-                    _restore_pluses(buf, pluses, signs)
-                    return entries, BAD_TOKEN, line, count
-                if negative:
-                    value = -value
-            if count < kept:
-                ints[count, entries] = value
             count += 1
-            while i < n and classes[buf[i]] == 4:
+            while i < n and _is_blank(buf[i]):
                 i += 1
             if i == n or buf[i] == NEWLINE:
                 if count != per_line:
@@ -383,7 +368,7 @@ def check_entries(buf, start, kinds, limit, ints=None):
     that the message quotes the tokens as they are in the file (an index
     has no sign). The first ``ints.shape[0]`` tokens of every line (of an
     integer kind: the indices, and an integer value) are parsed into
-    ``ints[:, entry]``. One pass of a table-driven automaton.
+    ``ints[:, entry]``. One pass, token by token.
 
     Returns
     -------
@@ -398,4 +383,4 @@ def check_entries(buf, start, kinds, limit, ints=None):
         Index in its line of the bad token (BAD_TOKEN, OVERFLOW), or the token count (TOKEN_COUNT).
     """
     ints = np.empty((0, 0), dtype=np.int64) if ints is None else ints
-    return _check_entries(buf, start, kinds, limit, _CLASSES, _MOVES, _ACCEPTING, _START, ints)
+    return _check_entries(buf, start, kinds, limit, ints)
