@@ -304,21 +304,39 @@ def _entry_token(buf, i, kind, keep):
     return j, -value if negative else value, OK
 
 
-@njit(cache=True)
-def _check_entries(buf, start, kinds, limit, ints):
+@njit(cache=True, nogil=True)
+def _line_counts(buf, start, end):
+    """``(data lines, lines)``: the non-blank lines and the line breaks in ``buf[start:end]``."""
+    data = 0
+    lines = 0
+    blank = True
+    for i in range(start, end):
+        c = buf[i]
+        if c == NEWLINE:
+            lines += 1
+            data += not blank
+            blank = True
+        elif not _is_blank(c):
+            blank = False
+    return data + (not blank), lines
+
+
+@njit(cache=True, nogil=True)
+def _check_entries(buf, start, end, kinds, limit, ints, first):
+    """:func:`check_entries` on the lines of ``buf[start:end]``, whose entries are ``first, first + 1, ...``."""
     per_line = kinds.size
     kept = ints.shape[0]  # the first tokens of a line, parsed into ints
     pluses = np.empty(per_line, dtype=np.int64)  # where a leading + became 0 on this line
-    n = buf.size
+    n = end
     entries = 0
     line = 0
-    i = min(start, n)  # a size line without a newline ends the file: start is then past it
+    i = start
     while True:  # a line
         while i < n and _is_blank(buf[i]):
             i += 1
         if i == n or buf[i] == NEWLINE:  # blank
             if i == n:
-                return entries, OK, line, 0
+                return entries, OK, 0, 0
             i += 1
             line += 1
             continue
@@ -335,7 +353,7 @@ def _check_entries(buf, start, kinds, limit, ints):
                     _restore_pluses(buf, pluses, signs)
                     return entries, code, line, count
                 if count < kept:
-                    ints[count, entries] = value
+                    ints[count, first + entries] = value
                 if buf[i] == 43:
                     buf[i] = 48
                     pluses[signs] = i
@@ -352,7 +370,7 @@ def _check_entries(buf, start, kinds, limit, ints):
                     return entries, TOKEN_COUNT, line, count
                 entries += 1
                 if i == n:
-                    return entries, OK, line, 0
+                    return entries, OK, 0, 0
                 i += 1
                 line += 1
                 break
@@ -368,7 +386,9 @@ def check_entries(buf, start, kinds, limit, ints=None):
     that the message quotes the tokens as they are in the file (an index
     has no sign). The first ``ints.shape[0]`` tokens of every line (of an
     integer kind: the indices, and an integer value) are parsed into
-    ``ints[:, entry]``. One pass, token by token.
+    ``ints[:, entry]``. One pass, token by token; a large body is cut at
+    line breaks into ranges checked at once on the threads in effect (the
+    results do not depend on how many).
 
     Returns
     -------
@@ -382,5 +402,31 @@ def check_entries(buf, start, kinds, limit, ints=None):
     token : int
         Index in its line of the bad token (BAD_TOKEN, OVERFLOW), or the token count (TOKEN_COUNT).
     """
+    from partkit._threads import chunk_count, run_calls
+
     ints = np.empty((0, 0), dtype=np.int64) if ints is None else ints
-    return _check_entries(buf, start, kinds, limit, ints)
+    start = min(start, buf.size)  # a size line without a newline ends the file: start is then past it
+    nchunks = chunk_count((buf.size - start) >> 10)  # at least a MiB a range
+    cuts = [start] + [_after_newline(buf, start + (buf.size - start) * c // nchunks) for c in range(1, nchunks)]
+    cuts = sorted(set(cuts)) + [buf.size]
+    if len(cuts) == 2:
+        return _check_entries(buf, start, buf.size, kinds, limit, ints, 0)
+    counts = run_calls(_line_counts, [(buf, a, b) for a, b in zip(cuts[:-1], cuts[1:])])
+    firsts = np.cumsum([0] + [data for data, _ in counts[:-1]])
+    lines = np.cumsum([0] + [newlines for _, newlines in counts[:-1]])
+    results = run_calls(_check_entries, [(buf, a, b, kinds, max(limit - int(f), 0), ints, int(f))
+                                         for a, b, f in zip(cuts[:-1], cuts[1:], firsts)])
+    for (entries, code, line, token), f, before in zip(results, firsts, lines):
+        if code != OK:  # the first range with an error has the file's first error
+            return int(f) + entries, code, int(before) + line, token
+    return sum(entries for entries, _, _, _ in results), OK, 0, 0
+
+
+def _after_newline(buf, i):
+    """The position after the first line break at or after ``i`` (the end of ``buf`` when none)."""
+    while i < buf.size:
+        found = np.flatnonzero(buf[i:i + (1 << 16)] == NEWLINE)
+        if found.size:
+            return i + int(found[0]) + 1
+        i += 1 << 16
+    return buf.size

@@ -176,20 +176,36 @@ def _to_csr(path, header, data, rows, cols, values, base=0):
     """The CSR matrix of the stored triplets (``base``-based indices; ``values`` empty for a pattern: ones).
 
     Symmetry expanded; an index outside the matrix, a duplicate and a
-    diagonal entry of a skew-symmetric matrix are refused.
+    diagonal entry of a skew-symmetric matrix are refused. The rows are
+    filled in ranges of about equal entries at once, on the threads in
+    effect (each range takes its rows' entries in file order: the same
+    matrix for any count).
     """
     import scipy.sparse as sp
+
+    from partkit._threads import chunk_count, run_calls
     rows, cols = rows.astype(np.int64, copy=False), cols.astype(np.int64, copy=False)
-    indptr, indices, out, code, entry = _triplets_to_csr(rows, cols, values, base, header.nrows, header.ncols,
-                                                         _MIRROR[header.symmetry])
+    mirror = _MIRROR[header.symmetry]
+    indptr, code, entry = _row_starts(rows, cols, base, header.nrows, header.ncols, mirror)
     if code == _OUTSIDE:
         raise InputError(f"{path}: {_outside(header, data, _entry_line(header, data, entry))}")
     if code == _DIAGONAL:
         raise InputError(f"{path}: line {_entry_line(header, data, entry)}: a skew-symmetric matrix "
                          "has no diagonal entries")
-    if code == _DUPLICATE:
+    nnz = int(indptr[-1])
+    indices = np.empty(nnz, dtype=np.int32)  # a dimension is below 2^31 (MAX_DIMENSION)
+    weighted = values.size == rows.size and rows.size > 0
+    out = np.empty(nnz, dtype=values.dtype) if weighted else np.empty(0, dtype=values.dtype)
+    nranges = chunk_count(nnz >> 4)  # at least 16k entries a range
+    cuts = np.searchsorted(indptr, np.arange(nranges + 1) * nnz // nranges)
+    cuts[0], cuts[-1] = 0, header.nrows
+    codes = run_calls(_fill_rows, [(rows, cols, values, base, mirror, indptr, indices, out, int(lo), int(hi))
+                                   for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo])
+    if _DUPLICATE in codes:
         _duplicate_error(path, header, data, rows - base, cols - base)
-    if indptr[-1] < 2**31:  # scipy keeps int32 indices with an int32 indptr
+    if not weighted:
+        out = np.ones(nnz, dtype=values.dtype)
+    if nnz < 2**31:  # scipy keeps int32 indices with an int32 indptr
         indptr = indptr.astype(np.int32)
     matrix = sp.csr_matrix((out, indices, indptr), shape=(header.nrows, header.ncols))
     matrix.has_sorted_indices = True
@@ -197,44 +213,51 @@ def _to_csr(path, header, data, rows, cols, values, base=0):
 
 
 @njit(cache=True)
-def _triplets_to_csr(rows, cols, values, base, nrows, ncols, mirror):
-    """Counting sort of the triplets (indices from ``base``) into CSR rows, each row sorted.
+def _row_starts(rows, cols, base, nrows, ncols, mirror):
+    """``(indptr, code, entry)``: the row starts of the CSR matrix of the triplets (indices from ``base``).
 
-    ``values`` is empty for a pattern (the data are then ones). ``mirror``:
-    0 none, 1 symmetric, 2 skew-symmetric (negated, no diagonal allowed),
-    3 hermitian (conjugated). Returns ``(indptr, indices, data, code,
-    entry)`` with code 0, _OUTSIDE or _DIAGONAL (at triplet ``entry``) or _DUPLICATE.
+    ``mirror``: 0 none, 1 symmetric, 2 skew-symmetric (no diagonal
+    allowed), 3 hermitian. Code 0, or _OUTSIDE or _DIAGONAL at triplet ``entry``.
     """
-    weighted = values.size == rows.size and rows.size > 0
     counts = np.zeros(nrows + 1, dtype=np.int64)
     for e in range(rows.size):
         r, c = rows[e] - base, cols[e] - base
         if r < 0 or r >= nrows or c < 0 or c >= ncols:
-            return counts, np.empty(0, dtype=np.int32), values, _OUTSIDE, e
+            return counts, _OUTSIDE, e
         if mirror == 2 and r == c:
-            return counts, np.empty(0, dtype=np.int32), values, _DIAGONAL, e
+            return counts, _DIAGONAL, e
         counts[r + 1] += 1
         if mirror and r != c:
             counts[c + 1] += 1
     for r in range(nrows):
         counts[r + 1] += counts[r]
-    indices = np.empty(counts[nrows], dtype=np.int32)  # a dimension is below 2^31 (MAX_DIMENSION)
-    data = np.empty(counts[nrows] if weighted else 0, dtype=values.dtype)
-    fill = counts[:nrows].copy()
+    return counts, 0, -1
+
+
+@njit(cache=True, nogil=True)
+def _fill_rows(rows, cols, values, base, mirror, indptr, indices, data, lo, hi):
+    """Fill rows ``lo..hi-1`` of ``indices`` (and ``data`` unless it is empty: a pattern), each row sorted.
+
+    The mirror of an entry is negated (``mirror`` 2) or conjugated (3).
+    Returns _DUPLICATE when a row lists a column twice, else 0.
+    """
+    weighted = data.size > 0
+    fill = indptr[lo:hi].copy()
     for e in range(rows.size):
         r, c = rows[e] - base, cols[e] - base
-        indices[fill[r]] = c
-        if weighted:
-            data[fill[r]] = values[e]
-        fill[r] += 1
-        if mirror and r != c:
-            indices[fill[c]] = r
+        if lo <= r < hi:
+            indices[fill[r - lo]] = c
+            if weighted:
+                data[fill[r - lo]] = values[e]
+            fill[r - lo] += 1
+        if mirror and r != c and lo <= c < hi:
+            indices[fill[c - lo]] = r
             if weighted:
                 v = values[e]
-                data[fill[c]] = -v if mirror == 2 else (np.conj(v) if mirror == 3 else v)
-            fill[c] += 1
-    for r in range(nrows):
-        start, end = counts[r], counts[r + 1]
+                data[fill[c - lo]] = -v if mirror == 2 else (np.conj(v) if mirror == 3 else v)
+            fill[c - lo] += 1
+    for r in range(lo, hi):
+        start, end = indptr[r], indptr[r + 1]
         if end - start > 32:
             order = np.argsort(indices[start:end]) + start
             row_indices = indices[order]
@@ -259,10 +282,8 @@ def _triplets_to_csr(rows, cols, values, base, nrows, ncols, mirror):
                     data[j + 1] = value
         for i in range(start + 1, end):
             if indices[i] == indices[i - 1]:
-                return counts, indices, data, _DUPLICATE, -1
-    if not weighted:
-        data = np.ones(counts[nrows], dtype=values.dtype)
-    return counts, indices, data, 0, -1
+                return _DUPLICATE
+    return 0
 
 
 def _duplicate_error(path, header, data, rows, cols):
