@@ -304,21 +304,13 @@ def _entry_token(buf, i, kind, keep):
     return j, -value if negative else value, OK
 
 
-@njit(cache=True, nogil=True)
-def _line_counts(buf, start, end):
-    """``(data lines, lines)``: the non-blank lines and the line breaks in ``buf[start:end]``."""
-    data = 0
-    lines = 0
-    blank = True
+@njit(cache=True)
+def _newlines(buf, start, end):
+    """The line breaks in ``buf[start:end]``."""
+    count = 0
     for i in range(start, end):
-        c = buf[i]
-        if c == NEWLINE:
-            lines += 1
-            data += not blank
-            blank = True
-        elif not _is_blank(c):
-            blank = False
-    return data + (not blank), lines
+        count += buf[i] == NEWLINE
+    return count
 
 
 @njit(cache=True, nogil=True)
@@ -376,7 +368,7 @@ def _check_entries(buf, start, end, kinds, limit, ints, first):
                 break
 
 
-def check_entries(buf, start, kinds, limit, ints=None):
+def check_entries(buf, start, kinds, limit, kept=0):
     """Check the entry lines of a Matrix Market body, for a parser that trusts them, and parse its integers.
 
     Every non-blank line must hold one token of each of ``kinds``; comment
@@ -384,11 +376,11 @@ def check_entries(buf, start, kinds, limit, ints=None):
     place: the buffer must be writable), so that a parser without ``+``
     reads the same value; on an error the line's ``+`` are put back, so
     that the message quotes the tokens as they are in the file (an index
-    has no sign). The first ``ints.shape[0]`` tokens of every line (of an
-    integer kind: the indices, and an integer value) are parsed into
-    ``ints[:, entry]``. One pass, token by token; a large body is cut at
-    line breaks into ranges checked at once on the threads in effect (the
-    results do not depend on how many).
+    has no sign). The first ``kept`` tokens of every line (of an integer
+    kind: the indices, and an integer value) are parsed. One pass, token by
+    token; a body of a MiB or more is cut at line breaks into ranges checked
+    at once on the threads in effect, and checked again in one range when
+    one of them finds an error (the results do not depend on the threads).
 
     Returns
     -------
@@ -401,25 +393,30 @@ def check_entries(buf, start, kinds, limit, ints=None):
         Line offset of the error.
     token : int
         Index in its line of the bad token (BAD_TOKEN, OVERFLOW), or the token count (TOKEN_COUNT).
+    ints : int64 array of shape (kept, entries)
+        The parsed tokens, a column per entry.
     """
     from partkit._threads import chunk_count, run_calls
 
-    ints = np.empty((0, 0), dtype=np.int64) if ints is None else ints
     start = min(start, buf.size)  # a size line without a newline ends the file: start is then past it
     nchunks = chunk_count((buf.size - start) >> 10)  # at least a MiB a range
     cuts = [start] + [_after_newline(buf, start + (buf.size - start) * c // nchunks) for c in range(1, nchunks)]
     cuts = sorted(set(cuts)) + [buf.size]
-    if len(cuts) == 2:
-        return _check_entries(buf, start, buf.size, kinds, limit, ints, 0)
-    counts = run_calls(_line_counts, [(buf, a, b) for a, b in zip(cuts[:-1], cuts[1:])])
-    firsts = np.cumsum([0] + [data for data, _ in counts[:-1]])
-    lines = np.cumsum([0] + [newlines for _, newlines in counts[:-1]])
-    results = run_calls(_check_entries, [(buf, a, b, kinds, max(limit - int(f), 0), ints, int(f))
-                                         for a, b, f in zip(cuts[:-1], cuts[1:], firsts)])
-    for (entries, code, line, token), f, before in zip(results, firsts, lines):
-        if code != OK:  # the first range with an error has the file's first error
-            return int(f) + entries, code, int(before) + line, token
-    return sum(entries for entries, _, _, _ in results), OK, 0, 0
+    if len(cuts) > 2:
+        room = np.array([_newlines(buf, a, b) + 1 for a, b in zip(cuts[:-1], cuts[1:])])  # entries a range may hold
+        firsts = np.concatenate([[0], np.cumsum(room)[:-1]])
+        ints = np.empty((kept, int(room.sum())), dtype=np.int64)
+        results = run_calls(_check_entries, [(buf, a, b, kinds, int(r), ints, int(f))
+                                             for a, b, r, f in zip(cuts[:-1], cuts[1:], room, firsts)])
+        found = np.array([entries for entries, _, _, _ in results])
+        if all(code == OK for _, code, _, _ in results) and found.sum() <= limit:
+            if np.array_equal(found[:-1], room[:-1]):  # no blank line before the last range: in place
+                return int(found.sum()), OK, 0, 0, ints[:, :found.sum()]
+            return int(found.sum()), OK, 0, 0, np.concatenate(
+                [ints[:, f:f + e] for f, e in zip(firsts, found)], axis=1)
+    ints = np.empty((kept, limit), dtype=np.int64)  # one range, or the exact first error
+    entries, code, line, token = _check_entries(buf, start, buf.size, kinds, limit, ints, 0)
+    return entries, code, line, token, ints[:, :entries]
 
 
 def _after_newline(buf, i):

@@ -138,8 +138,8 @@ def parse_matrix(path, data) -> sp.csr_matrix:
     buf = np.frombuffer(data, dtype=np.uint8)
     expected = header.entries
     exact = header.fmt == "coordinate" and header.field in ("pattern", "integer")
-    ints = np.empty((len(header.kinds) if exact else 0, expected), dtype=np.int64)
-    entries, code, offset, token = _text.check_entries(buf, header.body_offset, header.kinds, expected, ints)
+    entries, code, offset, token, ints = _text.check_entries(buf, header.body_offset, header.kinds, expected,
+                                                             len(header.kinds) if exact else 0)
     line = header.size_line + 1 + offset
     if code != _text.OK:
         _entry_error(path, header, data, code, line, token)
@@ -195,16 +195,14 @@ def _to_csr(path, header, data, rows, cols, values, base=0):
     nnz = int(indptr[-1])
     indices = np.empty(nnz, dtype=np.int32)  # a dimension is below 2^31 (MAX_DIMENSION)
     weighted = values.size == rows.size and rows.size > 0
-    out = np.empty(nnz, dtype=values.dtype) if weighted else np.empty(0, dtype=values.dtype)
+    out = np.empty(nnz, dtype=values.dtype)
     nranges = chunk_count(nnz >> 4)  # at least 16k entries a range
     cuts = np.searchsorted(indptr, np.arange(nranges + 1) * nnz // nranges)
     cuts[0], cuts[-1] = 0, header.nrows
-    codes = run_calls(_fill_rows, [(rows, cols, values, base, mirror, indptr, indices, out, int(lo), int(hi))
-                                   for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo])
+    codes = run_calls(_fill_rows, [(rows, cols, values, weighted, base, mirror, indptr, indices, out, int(lo),
+                                    int(hi)) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo])
     if _DUPLICATE in codes:
         _duplicate_error(path, header, data, rows - base, cols - base)
-    if not weighted:
-        out = np.ones(nnz, dtype=values.dtype)
     if nnz < 2**31:  # scipy keeps int32 indices with an int32 indptr
         indptr = indptr.astype(np.int32)
     matrix = sp.csr_matrix((out, indices, indptr), shape=(header.nrows, header.ncols))
@@ -235,13 +233,15 @@ def _row_starts(rows, cols, base, nrows, ncols, mirror):
 
 
 @njit(cache=True, nogil=True)
-def _fill_rows(rows, cols, values, base, mirror, indptr, indices, data, lo, hi):
-    """Fill rows ``lo..hi-1`` of ``indices`` (and ``data`` unless it is empty: a pattern), each row sorted.
+def _fill_rows(rows, cols, values, weighted, base, mirror, indptr, indices, data, lo, hi):
+    """Fill rows ``lo..hi-1`` of ``indices`` and ``data`` (ones unless ``weighted``), each row sorted.
 
     The mirror of an entry is negated (``mirror`` 2) or conjugated (3).
     Returns _DUPLICATE when a row lists a column twice, else 0.
     """
-    weighted = data.size > 0
+    if not weighted:
+        for i in range(indptr[lo], indptr[hi]):
+            data[i] = 1
     fill = indptr[lo:hi].copy()
     for e in range(rows.size):
         r, c = rows[e] - base, cols[e] - base
