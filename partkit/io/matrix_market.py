@@ -120,6 +120,11 @@ def read_matrix(path) -> sp.csr_matrix:
     return parse_matrix(path, read_source(path, budget=lambda head: budget(path, head)))
 
 
+def stored_symmetric(path, data) -> bool:
+    """Whether the file in ``data`` stores one triangle of a symmetric, skew-symmetric or hermitian matrix."""
+    return _parse_header(path, data).symmetry != "general"
+
+
 def budget(path, head):
     """Largest plausible content size, from the header in the first bytes ``head``."""
     header = _parse_header(path, head)
