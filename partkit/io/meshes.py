@@ -2,8 +2,9 @@
 
 A :class:`Mesh` holds the elements of the highest dimension of a mesh as
 node lists (CSR ``eptr``/``eind``, 0-based; all the nodes of a
-higher-order element, corners first) with a cell type per element. It is what the METIS ``.mesh`` reader (:mod:`partkit.io.metis`)
-and the meshio reader (:func:`read_meshio`: Gmsh ``.msh``, VTK ``.vtu`` and
+higher-order element, corners first) with a cell type per element. It is
+what the METIS ``.mesh`` reader (:mod:`partkit.io.metis`) and the meshio
+reader (:func:`read_meshio`: Gmsh ``.msh``, VTK ``.vtu`` and
 ``.vtk``, XDMF, Exodus, ...) both produce, and both build their graphs with
 the one builder here:
 
@@ -22,10 +23,10 @@ the one builder here:
 A partition of one is carried to the other (:meth:`Mesh.node_parts`,
 :meth:`Mesh.element_parts`: a node whose elements are all in one part takes
 it, an interface node the lightest of its elements' parts, so that the
-node counts balance too)
-and written back as part files (``FILE.epart.K``, ``FILE.npart.K``) or as a mesh with the part
-as cell and point data (:func:`write_mesh_partition`, any meshio format:
-``.vtu`` opens in ParaView). meshio and gmsh come with ``partkit[mesh]``.
+node counts balance too) and written back as part files (``FILE.epart.K``,
+``FILE.npart.K``) or as a mesh with the part as cell and point data
+(:func:`write_mesh_partition`, any meshio format: ``.vtu`` opens in
+ParaView). meshio and gmsh come with ``partkit[mesh]``.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ class Mesh:
             keep = shared.data >= ncommon
             pairs = np.stack([shared.row[keep], shared.col[keep]], axis=1)
         if not len(pairs) and self.nelements > 1:
-            rule = "a facet" if ncommon is None else f"{ncommon} nodes (--ncommon counts every node of an element)"
+            rule = "a facet" if ncommon is None else f"{ncommon} nodes (ncommon counts every node of an element)"
             warnings.warn(f"{self.name}: the dual graph has no edges: no two elements share {rule}", MeshWarning,
                           stacklevel=2)
         return Graph.from_edges(self.nelements, pairs, vwgt=self.weights, coords=self.centroids(), name=self.name)
