@@ -176,7 +176,7 @@ class Graph:
 
     # ---------------------------------------------------------- constructors
     @classmethod
-    def from_scipy(cls, matrix, *, edge_weights=None, vwgt=None, coords=None, name="matrix"):
+    def from_scipy(cls, matrix, *, edge_weights=None, vwgt=None, coords=None, name="matrix", symmetric=False):
         """Build the graph of a sparse matrix: the pattern of ``A + A^T`` without the diagonal.
 
         Parameters
@@ -189,6 +189,10 @@ class Graph:
         vwgt, coords : optional
             As in :class:`Graph`.
         name : str
+        symmetric : bool
+            The caller knows ``|A|`` is symmetric (a Matrix Market file
+            stored as symmetric, skew-symmetric or hermitian): no transpose
+            to compare it with.
         """
         import scipy.sparse as sp
         a = sp.csr_matrix(matrix)
@@ -196,7 +200,7 @@ class Graph:
             raise InputError(f"{name}: matrix is {a.shape[0]}x{a.shape[1]}; a graph needs a square matrix")
         if edge_weights not in (None, "abs"):
             raise InputError(f"{name}: edge_weights must be None or 'abs', not {edge_weights!r}")
-        sym, values = _symmetric_pattern(a, weighted=edge_weights == "abs")
+        sym, values = _symmetric_pattern(a, weighted=edge_weights == "abs", symmetric=symmetric)
         weights = None
         if edge_weights == "abs":
             top = values.max() if values.size else 1.0
@@ -296,20 +300,23 @@ class Graph:
                      adjwgt=a.data.astype(WEIGHT_DTYPE), coords=coords, name=self.name, validate=False)
 
 
-def _symmetric_pattern(a, weighted):
+def _symmetric_pattern(a, weighted, symmetric=False):
     """The pattern of ``A + A^T`` without the diagonal, rows sorted, and ``|a_ij| + |a_ji|`` on it.
 
     A structurally symmetric matrix (the usual case) keeps its own pattern:
-    one transpose and a comparison, no sparse addition.
+    one transpose and a comparison (none when ``|A|`` is known to be
+    ``symmetric``), no sparse addition.
     """
     import scipy.sparse as sp
     a = a.copy() if not a.has_sorted_indices else a
     a.sort_indices()
-    t = a.T.tocsr()
-    t.sort_indices()
-    if np.array_equal(a.indptr, t.indptr) and np.array_equal(a.indices, t.indices):
+    t = None if symmetric else a.T.tocsr()
+    if t is not None:
+        t.sort_indices()
+    if symmetric or (np.array_equal(a.indptr, t.indptr) and np.array_equal(a.indices, t.indices)):
         sym = a
-        values = np.abs(a.data).astype(np.float64) + np.abs(t.data) if weighted else None
+        values = None if not weighted else np.abs(a.data).astype(np.float64) * (2 if symmetric else 1) + \
+            (0 if symmetric else np.abs(t.data))
     else:
         # Explicit zeros stay edges: a tiny positive value keeps the sum from cancelling them.
         ones = lambda m: sp.csr_matrix(((np.abs(m.data).astype(np.float64) + np.finfo(float).tiny)  # noqa: E731

@@ -66,6 +66,10 @@ def test_matrix_market_crlf_blank_lines_comments_and_gzip(tmp_path):
     ("%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1\n", "outside the 2x2"),
     ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1\n", "index 'x' is not an integer"),
     ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 abc\n", "value 'abc' is not a number"),
+    # issue 28.14: the tokens are quoted as in the file, not with their + turned into 0
+    ("%%MatrixMarket matrix coordinate real general\n2 2 1\n+1 2 1\n", r"line 3: index '\+1' is not an integer"),
+    ("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 +1\n2 1 +x\n", r"line 4: value '\+x' is not a number"),
+    ("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 +1.5\n", r"value '\+1.5' of an integer"),
     ("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 nan\n", "not finite"),
     ("%%MatrixMarket matrix coordinate real general\n2 two 1\n", "not an integer"),
     ("%%MatrixMarket matrix coordinate real general\n2 2 -1\n", "negative size"),

@@ -128,8 +128,17 @@ def load_input(args):
             if coords is None or args.coords is not None or str(coords) not in str(exc):
                 raise
             raise InputError(f"{exc} (the coordinates beside {args.file}; --coords names another file)") from None
+    import warnings
+
+    from partkit.io.meshes import MeshWarning
+
     mesh = read_any_mesh(args.file, coords=args.coords, untyped=args.ncommon is not None)
-    return mesh.graph(args.mesh_graph, args.ncommon), mesh
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", MeshWarning)
+        graph = mesh.graph(args.mesh_graph, args.ncommon)
+    for warning in caught:
+        print(f"partkit: warning: {warning.message}", file=sys.stderr)
+    return graph, mesh
 
 
 def method_options(method, flags, pairs, progress=None):

@@ -59,9 +59,12 @@ def register(subparsers):
                         help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable). "
                              + describe().replace("%", "%%"))
     parser.add_argument("-o", "--output", metavar="OUT",
-                        help="partition file (default FILE.part.K); for a mesh input FILE.epart.K and FILE.npart.K "
-                             "(element and node parts, as mpmetis) are written, and an OUT with a mesh suffix "
-                             "(.vtu, .vtk, .xdmf) gets the mesh with the part as cell and point data")
+                        help="partition file (default FILE.part.K). A mesh input gets element and node parts: "
+                             "FILE.epart.K and FILE.npart.K (FILE.nodal.epart.K and FILE.nodal.npart.K with "
+                             "--mesh-graph nodal), plus the mesh with the part as cell and point data when OUT has "
+                             "a mesh suffix (.vtu, .vtk, .xdmf: also OUT's .h5); any other OUT gets the parts of "
+                             "the graph's vertices (elements, or nodes with --mesh-graph nodal) and OUT.npart "
+                             "(OUT.epart) the others, unless OUT is a device or pipe")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--quiet", action="store_true", help="no progress messages")
     parser.set_defaults(func=run)
@@ -84,28 +87,18 @@ def run(args):
         return run_hypergraph(args)
     from partkit.api import partition_report
     from partkit.io import read_partition, write_mesh_partition, write_partition
-    from partkit.io.meshes import check_mesh_output
     from partkit.methods import DEFAULT_METHOD
 
     from partkit._threads import keep_freed_memory
 
     keep_freed_memory()  # a process that partitions and exits: see partkit._threads
     args.method = args.method or DEFAULT_METHOD
-    inputs = [args.file, coordinates_file(args)]
-    mesh_output = args.output is not None and is_mesh_file(args.output)
-    if mesh_output and not is_mesh_file(args.file):
-        raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
-    if is_mesh_file(args.file) and (args.output is None or mesh_output):
-        outputs = [output_path(argparse.Namespace(output=None), f"{args.file}.{kind}.{args.k}", inputs)
-                   for kind in ("epart", "npart")]
-        if mesh_output:
-            check_mesh_output(args.output)
-            outputs.append(args.output)
-    else:
-        outputs = [output_path(args, f"{args.file}.part.{args.k}", inputs)]
+    outputs = output_files(args)
     with compiling("partition", not args.quiet, file=args.file, method=args.method, refine=args.refine,
                    k=args.k) as compiled:
         graph, mesh = load_input(args)
+        if "mesh" in outputs:
+            mesh.cell_blocks()  # untyped elements are refused before the work
         printer = progress_printer(args.quiet or args.json)
         flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads, "tpwgts": args.tpwgts,
                  "ubvec": args.ubvec}
@@ -119,14 +112,15 @@ def run(args):
     end_progress(printer)
     report_compilation(compiled, args.quiet)
     if mesh is None:
-        write_partition(outputs[0], part)
+        write_partition(outputs["part"], part)
     else:
-        epart, npart = mesh.parts(part, args.mesh_graph)
-        write_partition(outputs[0], epart)
-        write_partition(outputs[1], npart)
-        if mesh_output:
-            write_mesh_partition(outputs[2], mesh, epart, npart)
-    output = ", ".join(outputs)
+        epart, npart = mesh.parts(part, args.mesh_graph, args.k)
+        for kind, values in (("epart", epart), ("npart", npart)):
+            if kind in outputs:
+                write_partition(outputs[kind], values)
+        if "mesh" in outputs:
+            write_mesh_partition(outputs["mesh"], mesh, epart, npart)
+    output = ", ".join(outputs.values())
     warning, bound, balanced = (report.pop(key) for key in ("warning", "imbalance_bound", "balanced"))
     result = {"file": args.file, **report, "method": args.method, "imbalance_bound": bound, "balanced": balanced,
               "seconds": seconds, "compile_seconds": compiled.seconds, "output": output}
@@ -140,6 +134,46 @@ def run(args):
     if warning is not None:
         print(f"partkit: warning: {warning}", file=sys.stderr)
     return EXIT_OK if warning is None else EXIT_INFEASIBLE
+
+
+def output_files(args):
+    """The files ``partition`` writes, by kind ("part"; or "epart", "npart", "mesh", "h5" for a mesh), checked.
+
+    See the help of ``-o``: a mesh input writes element and node parts (named
+    apart for the nodal graph, so that a dual and a nodal run keep both), an
+    OUT with a mesh suffix adds the mesh (and the HDF5 file of XDMF), another
+    OUT holds the parts of the partitioned graph's vertices.
+    """
+    import os
+    from pathlib import Path
+
+    from partkit.errors import InputError
+    from partkit.io import check_output
+    from partkit.io.meshes import check_mesh_output
+
+    inputs = [args.file, coordinates_file(args)]
+    mesh_output = args.output is not None and is_mesh_file(args.output)
+    if mesh_output and not is_mesh_file(args.file):
+        raise InputError(f"-o {args.output}: a mesh output needs a mesh input, not {args.file}")
+    if not is_mesh_file(args.file):
+        return {"part": output_path(args, f"{args.file}.part.{args.k}", inputs)}
+    if args.output is not None and not mesh_output:
+        own, other = ("epart", "npart") if args.mesh_graph == "dual" else ("npart", "epart")
+        outputs = {own: output_path(args, None, inputs)}
+        if os.path.isfile(args.output) or not os.path.exists(args.output):  # not a device or pipe
+            check_output(f"{args.output}.{other}", inputs=inputs, option="-o")
+            outputs[other] = f"{args.output}.{other}"
+        return outputs
+    tag = "" if args.mesh_graph == "dual" else ".nodal"
+    outputs = {kind: output_path(argparse.Namespace(output=None), f"{args.file}{tag}.{kind}.{args.k}", inputs)
+               for kind in ("epart", "npart")}
+    if mesh_output:
+        check_mesh_output(args.output, inputs)
+        outputs["mesh"] = args.output
+        if args.output.lower().endswith((".xdmf", ".xmf")):  # meshio writes the arrays beside it
+            outputs["h5"] = str(Path(args.output).with_suffix(".h5"))
+            check_output(outputs["h5"], inputs=inputs, option="-o")
+    return outputs
 
 
 def fractions(text):

@@ -64,7 +64,7 @@ def read_any_mesh(path, *, coords=None, untyped=False) -> Mesh:
     >>> _ = path.write_text("2\\n1 2 3\\n1 3 4\\n")
     >>> mesh = read_any_mesh(path)
     >>> mesh, mesh.node_parts([0, 1]).tolist()
-    (Mesh(name='square.mesh', elements=2 (triangle), nodes=4), [0, 0, 0, 1])
+    (Mesh(name='square.mesh', elements=2 (triangle), nodes=4), [0, 0, 1, 1])
     """
     kind = file_kind(path)
     if kind == "mesh":
@@ -112,10 +112,10 @@ def read_graph(path, *, edge_weights=None, coords=None, ncommon=None, mesh_graph
     if kind == "metis" and not base_name(path).lower().endswith(METIS_GRAPH_SUFFIXES):
         data = read_source(path, budget=lambda head: _budget(path, head))  # read once: pipes work
         kind = file_kind(path, data)
-        graph = _from_matrix(path, parse_matrix(path, data), edge_weights) if kind == "matrixmarket" \
-            else parse_metis_graph(path, data)
+        graph = _from_matrix(path, data, edge_weights) if kind == "matrixmarket" else parse_metis_graph(path, data)
     elif kind == "matrixmarket":
-        graph = _from_matrix(path, read_matrix(path), edge_weights)
+        graph = _from_matrix(path, read_source(path, budget=lambda head: matrix_market.budget(path, head)),
+                             edge_weights)
     else:
         graph = read_metis_graph(path)
     if coords is not None:
@@ -132,7 +132,10 @@ def _budget(path, head):
     return metis.graph_budget(path, head)
 
 
-def _from_matrix(path, matrix, edge_weights):
+def _from_matrix(path, data, edge_weights):
+    """The graph of the Matrix Market file in ``data`` (symmetric storage needs no symmetry check)."""
+    matrix = parse_matrix(path, data)
     if matrix.shape[0] != matrix.shape[1]:
         raise InputError(f"{path}: matrix is {matrix.shape[0]}x{matrix.shape[1]}; a graph needs a square matrix")
-    return Graph.from_scipy(matrix, edge_weights=edge_weights, name=base_name(path))
+    return Graph.from_scipy(matrix, edge_weights=edge_weights, name=base_name(path),
+                            symmetric=matrix_market.stored_symmetric(path, data))

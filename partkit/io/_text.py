@@ -34,6 +34,7 @@ COMMENT = 4
 EXTRA_LINE = 5
 
 INT64_MAX = np.iinfo(np.int64).max
+_TENTH = INT64_MAX // 10  # 922337203685477580; INT64_MAX ends in 7
 _BLANKS = re.compile(r"[ \t\r]+")
 
 
@@ -241,107 +242,188 @@ def first_bad_real(buf, start, skip_blank, c1, c2):
     return -1
 
 
-def _number_automaton():
-    """Character classes and the transition table of the token grammars (state 0 rejects)."""
-    classes = np.full(256, 7, dtype=np.int64)  # 7: any other byte
-    classes[ord("0"):ord("9") + 1] = 0
-    classes[ord("+")] = classes[ord("-")] = 1
-    classes[ord(".")] = 2
-    classes[ord("e")] = classes[ord("E")] = 3
-    for blank in b" \t\r":
-        classes[blank] = 4
-    classes[NEWLINE] = 5
-    # states: 1 index start, 2 index digits, 3 integer start, 4 integer sign, 5 integer digits,
-    # 6 real start, 7 real sign, 8 real digits, 9 dot without digits, 10 fraction digits,
-    # 11 exponent mark, 12 exponent sign, 13 exponent digits
-    moves = np.zeros((14, 4), dtype=np.int64)  # columns: digit, sign, dot, e
-    for state, digit, sign, dot, exp in [(1, 2, 0, 0, 0), (2, 2, 0, 0, 0), (3, 5, 4, 0, 0), (4, 5, 0, 0, 0),
-                                         (5, 5, 0, 0, 0), (6, 8, 7, 9, 0), (7, 8, 0, 9, 0),
-                                         (8, 8, 0, 10, 11), (9, 10, 0, 0, 0), (10, 10, 0, 0, 11),
-                                         (11, 13, 12, 0, 0), (12, 13, 0, 0, 0), (13, 13, 0, 0, 0)]:
-        moves[state] = (digit, sign, dot, exp)
-    accepting = np.zeros(14, dtype=np.bool_)
-    accepting[[2, 5, 8, 10, 13]] = True
-    return classes, moves, accepting
+@njit(cache=True)
+def _restore_pluses(buf, pluses, signs):
+    """Put back the ``+`` of the current line, so that an error message quotes its tokens as in the file."""
+    for s in range(signs):
+        buf[pluses[s]] = 43
 
 
-_CLASSES, _MOVES, _ACCEPTING = _number_automaton()
-_START = np.array([1, 3, 6], dtype=np.int64)  # start state of INDEX, INTEGER, REAL
+@njit(cache=True, inline='always')
+def _is_end(buf, j):
+    """Whether a token ends at ``j``: the end of the buffer, a blank or a newline."""
+    return j == buf.size or buf[j] == 32 or buf[j] == 9 or buf[j] == 13 or buf[j] == NEWLINE
+
+
+@njit(cache=True, inline='always')
+def _scan_digits(buf, j, keep, value):
+    """``(end, value, overflow)`` of the digits from ``j``, added to ``value`` when ``keep``."""
+    while j < buf.size and 48 <= buf[j] <= 57:
+        if keep:
+            d = buf[j] - 48
+            if value >= _TENTH and (value > _TENTH or d > 7):  # value * 10 + d > INT64_MAX
+                return j, value, True
+            value = value * 10 + d
+        j += 1
+    return j, value, False
+
+
+@njit(cache=True, inline='always')  # inlined: about 1.5x faster
+def _entry_token(buf, i, kind, keep):
+    """``(end, value, code)`` of the token at ``i`` of ``kind`` (its value parsed when ``keep``)."""
+    if kind == INDEX:  # the common case first: digits only
+        j, value, overflow = _scan_digits(buf, i, keep, 0)
+        if overflow:
+            return j, 0, OVERFLOW
+        return j, value, OK if j > i and _is_end(buf, j) else BAD_TOKEN
+    j = i
+    negative = False
+    if buf[j] == 43 or buf[j] == 45:
+        negative = buf[j] == 45
+        j += 1
+    digits = j
+    j, value, overflow = _scan_digits(buf, j, keep and kind != REAL, 0)
+    if overflow:
+        return j, 0, OVERFLOW
+    mantissa = j - digits
+    if kind == REAL:
+        if j < buf.size and buf[j] == 46:
+            fraction = j + 1
+            j, _, _ = _scan_digits(buf, fraction, False, 0)
+            mantissa += j - fraction
+        if mantissa and j < buf.size and (buf[j] == 101 or buf[j] == 69):
+            j += 1
+            if j < buf.size and (buf[j] == 43 or buf[j] == 45):
+                j += 1
+            exponent = j
+            j, _, _ = _scan_digits(buf, exponent, False, 0)
+            if j == exponent:
+                return j, 0, BAD_TOKEN
+    if mantissa == 0 or not _is_end(buf, j):
+        return j, 0, BAD_TOKEN
+    return j, -value if negative else value, OK
 
 
 @njit(cache=True)
-def _check_entries(buf, start, kinds, limit, classes, moves, accepting, starts):
+def _newlines(buf, start, end):
+    """The line breaks in ``buf[start:end]``."""
+    count = 0
+    for i in range(start, end):
+        count += buf[i] == NEWLINE
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _check_entries(buf, start, end, kinds, limit, ints, first):
+    """:func:`check_entries` on the lines of ``buf[start:end]``, whose entries are ``first, first + 1, ...``."""
     per_line = kinds.size
+    kept = ints.shape[0]  # the first tokens of a line, parsed into ints
+    pluses = np.empty(per_line, dtype=np.int64)  # where a leading + became 0 on this line
+    n = end
     entries = 0
     line = 0
-    count = 0       # tokens on the current line
-    state = -1      # -1: between tokens; -2: in a token beyond per_line; >= 0: automaton state
-    first = True    # no token seen yet on this line
-    for i in range(start, buf.size + 1):
-        c = buf[i] if i < buf.size else NEWLINE
-        cls = classes[c]
-        if cls < 4:
-            if state == -1:
-                if first and entries == limit:
-                    return entries, EXTRA_LINE, line, 0
-                first = False
-                if count < per_line:
-                    state = starts[kinds[count]]
-                    if c == 43:
-                        buf[i] = 48
-                else:
-                    state = -2
-            if state >= 0:
-                state = moves[state, cls]
-                if state == 0:
-                    return entries, BAD_TOKEN, line, count
-        elif cls == 7:
-            if state == -1:
-                if first and c == 37:
-                    return entries, COMMENT, line, 0
-                if first and entries == limit:
-                    return entries, EXTRA_LINE, line, 0
-                first = False
-                if count < per_line:
-                    return entries, BAD_TOKEN, line, count
-                state = -2
-            elif state >= 0:
-                return entries, BAD_TOKEN, line, count
-        else:
-            if state != -1:
-                if state >= 0 and not accepting[state]:
-                    return entries, BAD_TOKEN, line, count
-                count += 1
-                state = -1
-            if cls == 5:
-                if not first:
-                    if count != per_line:
-                        return entries, TOKEN_COUNT, line, count
-                    entries += 1
-                if i < buf.size:
-                    line += 1
-                count = 0
-                first = True
-    return entries, OK, line, 0
+    i = start
+    while True:  # a line
+        while i < n and _is_blank(buf[i]):
+            i += 1
+        if i == n or buf[i] == NEWLINE:  # blank
+            if i == n:
+                return entries, OK, 0, 0
+            i += 1
+            line += 1
+            continue
+        if buf[i] == 37:
+            return entries, COMMENT, line, 0
+        if entries == limit:
+            return entries, EXTRA_LINE, line, 0
+        count = 0
+        signs = 0
+        while True:  # a token at i, then the blanks after it
+            if count < per_line:
+                q, value, code = _entry_token(buf, i, kinds[count], count < kept)
+                if code != OK:
+                    _restore_pluses(buf, pluses, signs)
+                    return entries, code, line, count
+                if count < kept:
+                    ints[count, first + entries] = value
+                if buf[i] == 43:
+                    buf[i] = 48
+                    pluses[signs] = i
+                    signs += 1
+                i = q
+            else:
+                while not _is_end(buf, i):
+                    i += 1
+            count += 1
+            while i < n and _is_blank(buf[i]):
+                i += 1
+            if i == n or buf[i] == NEWLINE:
+                if count != per_line:
+                    return entries, TOKEN_COUNT, line, count
+                entries += 1
+                if i == n:
+                    return entries, OK, 0, 0
+                i += 1
+                line += 1
+                break
 
 
-def check_entries(buf, start, kinds, limit):
-    """Check the entry lines of a Matrix Market body, for a parser that trusts them.
+def check_entries(buf, start, kinds, limit, kept=0):
+    """Check the entry lines of a Matrix Market body, for a parser that trusts them, and parse its integers.
 
     Every non-blank line must hold one token of each of ``kinds``; comment
-    lines are not allowed. A leading ``+`` of a number becomes ``0`` (in
+    lines are not allowed. A leading ``+`` of a value becomes ``0`` (in
     place: the buffer must be writable), so that a parser without ``+``
-    reads the same value. One pass of a table-driven automaton.
+    reads the same value; on an error the line's ``+`` are put back, so
+    that the message quotes the tokens as they are in the file (an index
+    has no sign). The first ``kept`` tokens of every line (of an integer
+    kind: the indices, and an integer value) are parsed. One pass, token by
+    token; a body of a MiB or more is cut at line breaks into ranges checked
+    at once on the threads in effect, and checked again in one range when
+    one of them finds an error (the results do not depend on the threads).
 
     Returns
     -------
     entries : int
         Entry lines (counting stops at ``limit + 1``).
     code : int
-        OK, TOKEN_COUNT, BAD_TOKEN, COMMENT or EXTRA_LINE (more than ``limit``).
+        OK, TOKEN_COUNT, BAD_TOKEN, OVERFLOW (a parsed integer beyond int64),
+        COMMENT or EXTRA_LINE (more than ``limit``).
     line : int
         Line offset of the error.
     token : int
-        Index in its line of the bad token (BAD_TOKEN), or the token count (TOKEN_COUNT).
+        Index in its line of the bad token (BAD_TOKEN, OVERFLOW), or the token count (TOKEN_COUNT).
+    ints : int64 array of shape (kept, entries)
+        The parsed tokens, a column per entry.
     """
-    return _check_entries(buf, start, kinds, limit, _CLASSES, _MOVES, _ACCEPTING, _START)
+    from partkit._threads import chunk_count, run_calls
+
+    start = min(start, buf.size)  # a size line without a newline ends the file: start is then past it
+    nchunks = chunk_count((buf.size - start) >> 10)  # at least a MiB a range
+    cuts = [start] + [_after_newline(buf, start + (buf.size - start) * c // nchunks) for c in range(1, nchunks)]
+    cuts = sorted(set(cuts)) + [buf.size]
+    if len(cuts) > 2:
+        room = np.array([_newlines(buf, a, b) + 1 for a, b in zip(cuts[:-1], cuts[1:])])  # entries a range may hold
+        firsts = np.concatenate([[0], np.cumsum(room)[:-1]])
+        ints = np.empty((kept, int(room.sum())), dtype=np.int64)
+        results = run_calls(_check_entries, [(buf, a, b, kinds, int(r), ints, int(f))
+                                             for a, b, r, f in zip(cuts[:-1], cuts[1:], room, firsts)])
+        found = np.array([entries for entries, _, _, _ in results])
+        if all(code == OK for _, code, _, _ in results) and found.sum() <= limit:
+            if np.array_equal(found[:-1], room[:-1]):  # no blank line before the last range: in place
+                return int(found.sum()), OK, 0, 0, ints[:, :found.sum()]
+            return int(found.sum()), OK, 0, 0, np.concatenate(
+                [ints[:, f:f + e] for f, e in zip(firsts, found)], axis=1)
+    ints = np.empty((kept, limit), dtype=np.int64)  # one range, or the exact first error
+    entries, code, line, token = _check_entries(buf, start, buf.size, kinds, limit, ints, 0)
+    return entries, code, line, token, ints[:, :entries]
+
+
+def _after_newline(buf, i):
+    """The position after the first line break at or after ``i`` (the end of ``buf`` when none)."""
+    while i < buf.size:
+        found = np.flatnonzero(buf[i:i + (1 << 16)] == NEWLINE)
+        if found.size:
+            return i + int(found[0]) + 1
+        i += 1 << 16
+    return buf.size

@@ -1,4 +1,4 @@
-"""Matrix Market (``.mtx``, ``.mtx.gz``): the header checked here, the body parsed by scipy.
+"""Matrix Market (``.mtx``, ``.mtx.gz``): the header checked here, real values parsed by scipy.
 
 Coordinate or array; real, double, integer, complex or pattern; general,
 symmetric, skew-symmetric or hermitian. A ``%%GraphBLAS type T`` comment
@@ -6,13 +6,15 @@ line (LAGraph's extension) is honoured: values must fit the declared type.
 
 partkit checks the banner, the size line (against the file's size, before
 anything is allocated) and, with one pass of :func:`partkit.io._text.check_entries`,
-that every entry line holds well-formed tokens of the right count; then
-the fast_matrix_market backend of ``scipy.io.mmread`` converts the body
-and one compiled pass builds the CSR matrix (symmetry expanded), refusing
-duplicates and diagonal entries of a skew-symmetric matrix. Non-finite
-values and GraphBLAS ranges are checked on the result. Every error is one line
-naming the file, the line when known, and the reason.
-"""
+that every entry line holds well-formed tokens of the right count; that
+pass also parses the integers (indices, integer values), so a pattern or
+integer coordinate body is read by it alone, while the fast_matrix_market
+backend of ``scipy.io.mmread`` converts a body of real or complex values
+(or a dense array). One compiled pass then builds the CSR matrix
+(symmetry expanded), refusing duplicates and diagonal entries of a
+skew-symmetric matrix. Non-finite values and GraphBLAS ranges are checked
+on the result. Every error is one line naming the file, the line when
+known, and the reason."""
 
 from __future__ import annotations
 
@@ -118,6 +120,11 @@ def read_matrix(path) -> sp.csr_matrix:
     return parse_matrix(path, read_source(path, budget=lambda head: budget(path, head)))
 
 
+def stored_symmetric(path, data) -> bool:
+    """Whether the file in ``data`` stores one triangle of a symmetric, skew-symmetric or hermitian matrix."""
+    return _parse_header(path, data).symmetry != "general"
+
+
 def budget(path, head):
     """Largest plausible content size, from the header in the first bytes ``head``."""
     header = _parse_header(path, head)
@@ -126,25 +133,34 @@ def budget(path, head):
 
 def parse_matrix(path, data) -> sp.csr_matrix:
     """The matrix in ``data`` (the content of ``path``, a writable buffer); see :func:`read_matrix`."""
-    # scipy (imported here: a METIS input never needs it) parses the body with the fast_matrix_market
-    # backend of mmread, called below its symmetry expansion so that the stored entries can be
-    # checked for duplicates while the CSR matrix is built.
-    import scipy.sparse as sp
+    # scipy (imported here: a METIS input never needs it) parses real and complex values with the
+    # fast_matrix_market backend of mmread, called below its symmetry expansion so that the stored
+    # entries can be checked for duplicates while the CSR matrix is built. Indices, integers and
+    # patterns are exact: the checking pass parses them, and a pattern or integer body needs nothing more.
     from scipy.io._fast_matrix_market import _get_read_cursor, _read_body_array, _read_body_coo
     header = _parse_header(path, data)
     _check_sizes(path, header, len(data))
     buf = np.frombuffer(data, dtype=np.uint8)
     expected = header.entries
-    entries, code, offset, token = _text.check_entries(buf, header.body_offset, header.kinds, expected)
+    exact = header.fmt == "coordinate" and header.field in ("pattern", "integer")
+    entries, code, offset, token, ints = _text.check_entries(buf, header.body_offset, header.kinds, expected,
+                                                             len(header.kinds) if exact else 0)
     line = header.size_line + 1 + offset
     if code != _text.OK:
         _entry_error(path, header, data, code, line, token)
     if entries < expected:
         raise InputError(f"{path}: truncated: the header declares {expected} entries, found {entries}")
+    if exact:
+        values = ints[2] if header.field == "integer" else np.empty(0)
+        matrix = _to_csr(path, header, data, ints[0], ints[1], values, base=1)
+        _check_values(path, header, data, matrix)
+        return matrix
     body = header.canonical() + memoryview(data)[header.body_offset:]
     try:
         cursor, _ = _get_read_cursor(io.BytesIO(body))
         if header.fmt == "array":
+            import scipy.sparse as sp
+
             matrix = sp.csr_matrix(_read_body_array(cursor))
         else:
             (values, (rows, cols)), _ = _read_body_coo(cursor, generalize_symmetry=False)
@@ -158,77 +174,121 @@ def parse_matrix(path, data) -> sp.csr_matrix:
 
 
 _MIRROR = {"general": 0, "symmetric": 1, "skew-symmetric": 2, "hermitian": 3}
-_DIAGONAL, _DUPLICATE = 1, 2
+_DIAGONAL, _DUPLICATE, _OUTSIDE = 1, 2, 3
 
 
-def _to_csr(path, header, data, rows, cols, values):
-    """The CSR matrix of the stored triplets, symmetry expanded; duplicates refused."""
+def _to_csr(path, header, data, rows, cols, values, base=0):
+    """The CSR matrix of the stored triplets (``base``-based indices; ``values`` empty for a pattern: ones).
+
+    Symmetry expanded; an index outside the matrix, a duplicate and a
+    diagonal entry of a skew-symmetric matrix are refused. The rows are
+    filled in ranges of about equal entries at once, on the threads in
+    effect (each range takes its rows' entries in file order: the same
+    matrix for any count).
+    """
     import scipy.sparse as sp
-    indptr, indices, out, code, entry = _triplets_to_csr(rows.astype(np.int64, copy=False),
-                                                         cols.astype(np.int64, copy=False), values,
-                                                         header.nrows, _MIRROR[header.symmetry])
+
+    from partkit._threads import chunk_count, run_calls
+    rows, cols = rows.astype(np.int64, copy=False), cols.astype(np.int64, copy=False)
+    mirror = _MIRROR[header.symmetry]
+    indptr, code, entry = _row_starts(rows, cols, base, header.nrows, header.ncols, mirror)
+    if code == _OUTSIDE:
+        raise InputError(f"{path}: {_outside(header, data, _entry_line(header, data, entry))}")
     if code == _DIAGONAL:
         raise InputError(f"{path}: line {_entry_line(header, data, entry)}: a skew-symmetric matrix "
                          "has no diagonal entries")
-    if code == _DUPLICATE:
-        _duplicate_error(path, header, data, rows.astype(np.int64), cols.astype(np.int64))
+    nnz = int(indptr[-1])
+    indices = np.empty(nnz, dtype=np.int32)  # a dimension is below 2^31 (MAX_DIMENSION)
+    weighted = values.size == rows.size and rows.size > 0
+    out = np.empty(nnz, dtype=values.dtype)
+    nranges = chunk_count(nnz >> 4)  # at least 16k entries a range
+    cuts = np.searchsorted(indptr, np.arange(nranges + 1) * nnz // nranges)
+    cuts[0], cuts[-1] = 0, header.nrows
+    codes = run_calls(_fill_rows, [(rows, cols, values, weighted, base, mirror, indptr, indices, out, int(lo),
+                                    int(hi)) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo])
+    if _DUPLICATE in codes:
+        _duplicate_error(path, header, data, rows - base, cols - base)
+    if nnz < 2**31:  # scipy keeps int32 indices with an int32 indptr
+        indptr = indptr.astype(np.int32)
     matrix = sp.csr_matrix((out, indices, indptr), shape=(header.nrows, header.ncols))
     matrix.has_sorted_indices = True
     return matrix
 
 
 @njit(cache=True)
-def _triplets_to_csr(rows, cols, values, nrows, mirror):
-    """Counting sort of the triplets into CSR rows, each row sorted.
+def _row_starts(rows, cols, base, nrows, ncols, mirror):
+    """``(indptr, code, entry)``: the row starts of the CSR matrix of the triplets (indices from ``base``).
 
-    ``mirror``: 0 none, 1 symmetric, 2 skew-symmetric (negated, no diagonal
-    allowed), 3 hermitian (conjugated). Returns ``(indptr, indices, data,
-    code, entry)`` with code 0, _DIAGONAL (at triplet ``entry``) or _DUPLICATE.
+    ``mirror``: 0 none, 1 symmetric, 2 skew-symmetric (no diagonal
+    allowed), 3 hermitian. Code 0, or _OUTSIDE or _DIAGONAL at triplet ``entry``.
     """
     counts = np.zeros(nrows + 1, dtype=np.int64)
     for e in range(rows.size):
-        r, c = rows[e], cols[e]
+        r, c = rows[e] - base, cols[e] - base
+        if r < 0 or r >= nrows or c < 0 or c >= ncols:
+            return counts, _OUTSIDE, e
         if mirror == 2 and r == c:
-            return counts, counts, values, _DIAGONAL, e
+            return counts, _DIAGONAL, e
         counts[r + 1] += 1
         if mirror and r != c:
             counts[c + 1] += 1
     for r in range(nrows):
         counts[r + 1] += counts[r]
-    indices = np.empty(counts[nrows], dtype=np.int64)
-    data = np.empty(counts[nrows], dtype=values.dtype)
-    fill = counts[:nrows].copy()
+    return counts, 0, -1
+
+
+@njit(cache=True, nogil=True)
+def _fill_rows(rows, cols, values, weighted, base, mirror, indptr, indices, data, lo, hi):
+    """Fill rows ``lo..hi-1`` of ``indices`` and ``data`` (ones unless ``weighted``), each row sorted.
+
+    The mirror of an entry is negated (``mirror`` 2) or conjugated (3).
+    Returns _DUPLICATE when a row lists a column twice, else 0.
+    """
+    if not weighted:
+        for i in range(indptr[lo], indptr[hi]):
+            data[i] = 1
+    fill = indptr[lo:hi].copy()
     for e in range(rows.size):
-        r, c, v = rows[e], cols[e], values[e]
-        indices[fill[r]] = c
-        data[fill[r]] = v
-        fill[r] += 1
-        if mirror and r != c:
-            indices[fill[c]] = r
-            data[fill[c]] = -v if mirror == 2 else (np.conj(v) if mirror == 3 else v)
-            fill[c] += 1
-    for r in range(nrows):
-        start, end = counts[r], counts[r + 1]
+        r, c = rows[e] - base, cols[e] - base
+        if lo <= r < hi:
+            indices[fill[r - lo]] = c
+            if weighted:
+                data[fill[r - lo]] = values[e]
+            fill[r - lo] += 1
+        if mirror and r != c and lo <= c < hi:
+            indices[fill[c - lo]] = r
+            if weighted:
+                v = values[e]
+                data[fill[c - lo]] = -v if mirror == 2 else (np.conj(v) if mirror == 3 else v)
+            fill[c - lo] += 1
+    for r in range(lo, hi):
+        start, end = indptr[r], indptr[r + 1]
         if end - start > 32:
             order = np.argsort(indices[start:end]) + start
-            row_indices, row_data = indices[order], data[order]
+            row_indices = indices[order]
             for i in range(end - start):  # not a slice assignment: its shape check compiles slowly
                 indices[start + i] = row_indices[i]
-                data[start + i] = row_data[i]
+            if weighted:
+                row_data = data[order]
+                for i in range(end - start):
+                    data[start + i] = row_data[i]
         else:
             for i in range(start + 1, end):  # insertion sort of a short row
-                key, value = indices[i], data[i]
+                key = indices[i]
+                value = data[i] if weighted else 0
                 j = i - 1
                 while j >= start and indices[j] > key:
                     indices[j + 1] = indices[j]
-                    data[j + 1] = data[j]
+                    if weighted:
+                        data[j + 1] = data[j]
                     j -= 1
                 indices[j + 1] = key
-                data[j + 1] = value
+                if weighted:
+                    data[j + 1] = value
         for i in range(start + 1, end):
             if indices[i] == indices[i - 1]:
-                return counts, indices, data, _DUPLICATE, -1
-    return counts, indices, data, 0, -1
+                return _DUPLICATE
+    return 0
 
 
 def _duplicate_error(path, header, data, rows, cols):
@@ -270,6 +330,9 @@ def _entry_error(path, header, data, code, line, token):
     if code == _text.TOKEN_COUNT:
         raise InputError(f"{where} found {token} tokens, expected {len(header.kinds)} for {what}")
     text = _text.line_tokens_of(data, line)[token]
+    if code == _text.OVERFLOW:
+        raise InputError(f"{where} {'index' if header.kinds[token] == _text.INDEX else 'value'} {text!r} "
+                         "does not fit in 64 bits")
     if header.kinds[token] == _text.INDEX:
         raise InputError(f"{where} index {text!r} is not an integer")
     if header.field == "integer":
@@ -277,6 +340,12 @@ def _entry_error(path, header, data, code, line, token):
     if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
         raise InputError(f"{where} value {text!r} is not finite")
     raise InputError(f"{where} value {text!r} is not a number")
+
+
+def _outside(header, data, line):
+    """The message for an entry on ``line`` whose index lies outside the matrix."""
+    tokens = _text.line_tokens_of(data, line)
+    return f"line {line}: index ({tokens[0]}, {tokens[1]}) is outside the {header.nrows}x{header.ncols} matrix"
 
 
 def _scipy_message(header, data, exc):
@@ -288,9 +357,7 @@ def _scipy_message(header, data, exc):
     line = header.size_line + int(match.group(1)) - 2
     reason = match.group(2)
     if "index out of bounds" in reason:
-        tokens = _text.line_tokens_of(data, line)
-        return (f"line {line}: index ({tokens[0]}, {tokens[1]}) is outside the "
-                f"{header.nrows}x{header.ncols} matrix")
+        return _outside(header, data, line)
     if "out of range" in reason:
         return f"line {line}: value does not fit in 64 bits"
     return f"line {line}: {reason[0].lower()}{reason[1:].rstrip('.')}"

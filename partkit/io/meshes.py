@@ -1,9 +1,10 @@
 """Element meshes: their dual and nodal graphs, and the formats of meshio.
 
 A :class:`Mesh` holds the elements of the highest dimension of a mesh as
-corner-node lists (CSR ``eptr``/``eind``, 0-based) with a cell type per
-element. It is what the METIS ``.mesh`` reader (:mod:`partkit.io.metis`)
-and the meshio reader (:func:`read_meshio`: Gmsh ``.msh``, VTK ``.vtu`` and
+node lists (CSR ``eptr``/``eind``, 0-based; all the nodes of a
+higher-order element, corners first) with a cell type per element. It is
+what the METIS ``.mesh`` reader (:mod:`partkit.io.metis`) and the meshio
+reader (:func:`read_meshio`: Gmsh ``.msh``, VTK ``.vtu`` and
 ``.vtk``, XDMF, Exodus, ...) both produce, and both build their graphs with
 the one builder here:
 
@@ -12,25 +13,32 @@ the one builder here:
   quadrilateral, a face of a tetrahedron, hexahedron, wedge or pyramid),
   whatever the two element types, so mixed meshes work; element centroids
   are the coordinates. With ``ncommon`` it is METIS's rule instead: two
-  elements are adjacent when they share at least ``ncommon`` nodes.
+  elements are adjacent when they share at least ``ncommon`` nodes (all
+  their nodes count, mid-edge ones included, as METIS counts them).
 * the **nodal graph** (:meth:`Mesh.nodal_graph`): a vertex per node, an
-  edge along every element edge; node coordinates are the coordinates.
+  edge along every edge of a linear element and between every two nodes of
+  a higher-order (or untyped) element, as its finite-element matrix couples
+  them; node coordinates are the coordinates.
 
-A partition of one is carried to the other by majority
-(:meth:`Mesh.node_parts`, :meth:`Mesh.element_parts`) and written back as
-mpmetis does (``FILE.epart.K``, ``FILE.npart.K``) or as a mesh with the part
-as cell and point data (:func:`write_mesh_partition`, any meshio format:
-``.vtu`` opens in ParaView). meshio and gmsh come with ``partkit[mesh]``.
+A partition of one is carried to the other (:meth:`Mesh.node_parts`,
+:meth:`Mesh.element_parts`: a node whose elements are all in one part takes
+it, an interface node the lightest of its elements' parts, so that the
+node counts balance too) and written back as part files (``FILE.epart.K``,
+``FILE.npart.K``) or as a mesh with the part as cell and point data
+(:func:`write_mesh_partition`, any meshio format: ``.vtu`` opens in
+ParaView). meshio and gmsh come with ``partkit[mesh]``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from partkit.errors import InputError
 from partkit.graph import INDEX_DTYPE, Graph
@@ -75,10 +83,12 @@ class Mesh:
     Attributes
     ----------
     eptr, eind : int64 arrays
-        The corner nodes of element ``e`` are ``eind[eptr[e]:eptr[e + 1]]``
-        (0-based, in the order of the cell type).
+        The nodes of element ``e`` are ``eind[eptr[e]:eptr[e + 1]]``
+        (0-based, in meshio's order of the cell type: the corners first,
+        then the mid-edge and other nodes of a higher-order element).
     etype : int64 array
-        Cell type of every element, an index into :data:`TYPE_NAMES`.
+        Linear cell type of every element, an index into :data:`TYPE_NAMES`
+        (-1: untyped, a METIS element of a size without a known type).
     nnodes : int
         Number of nodes (``eind`` values lie in ``[0, nnodes)``).
     points : float array of shape (nnodes, d), or None
@@ -88,6 +98,9 @@ class Mesh:
         The elements as meshio cell blocks with all their nodes (higher
         order included), in element order; written back by
         :func:`write_mesh_partition`. None for METIS meshes.
+    weights : int64 array of shape (nelements, ncon), optional
+        Element weights (METIS 5 ``.mesh`` files): the vertex weights of the
+        dual graph.
     """
 
     eptr: np.ndarray
@@ -97,6 +110,7 @@ class Mesh:
     points: np.ndarray | None = None
     name: str = "mesh"
     blocks: list | None = None
+    weights: np.ndarray | None = None
 
     @property
     def nelements(self) -> int:
@@ -111,17 +125,23 @@ class Mesh:
         """The element of every entry of ``eind``."""
         return np.repeat(np.arange(self.nelements, dtype=INDEX_DTYPE), np.diff(self.eptr))
 
-    def _corners(self, code):
-        """``(elements, nodes)``: the elements of type ``code`` and their corner nodes, one row each."""
-        elements = np.flatnonzero(self.etype == code)
+    def _corners(self, code, among=None):
+        """``(elements, nodes)``: the elements of type ``code`` (those of ``among``) and their corner nodes."""
+        chosen = self.etype == code
+        elements = np.flatnonzero(chosen if among is None else chosen & among)
         width = CORNERS[TYPE_NAMES[code]]
         return elements, self.eind[self.eptr[elements][:, None] + np.arange(width)]
 
-    def _pairs(self, table_index):
-        """The node tuples of every element's facets (``table_index`` 1) or edges (2), and their elements."""
+    def linear(self) -> np.ndarray:
+        """Whether each element is a typed linear element (its nodes are its corners)."""
+        corners = np.array([CORNERS[name] for name in TYPE_NAMES] + [0])  # -1 (untyped) -> 0
+        return np.diff(self.eptr) == corners[self.etype]
+
+    def _pairs(self, table_index, among=None):
+        """The node tuples of the facets (``table_index`` 1) or edges (2) of the typed elements (of ``among``)."""
         keys, owners = [], []
-        for code in np.unique(self.etype):
-            elements, nodes = self._corners(code)
+        for code in np.unique(self.etype[self.etype >= 0]):
+            elements, nodes = self._corners(code, among)
             for local in CELL_TYPES[TYPE_NAMES[code]][table_index]:
                 key = np.full((elements.size, 4), -1, dtype=INDEX_DTYPE)
                 key[:, :len(local)] = np.sort(nodes[:, list(local)], axis=1)
@@ -142,7 +162,7 @@ class Mesh:
         return np.unique(pairs[pairs[:, 0] != pairs[:, 1]], axis=0)
 
     def centroids(self) -> np.ndarray | None:
-        """The mean of the corner nodes of every element, or None without node coordinates."""
+        """The mean of the nodes of every element, or None without node coordinates."""
         if self.points is None:
             return None
         sums = np.zeros((self.nelements, self.points.shape[1]))
@@ -168,18 +188,37 @@ class Mesh:
             shared = sp.triu(incidence @ incidence.T, k=1).tocoo()
             keep = shared.data >= ncommon
             pairs = np.stack([shared.row[keep], shared.col[keep]], axis=1)
-        return Graph.from_edges(self.nelements, pairs, coords=self.centroids(), name=self.name)
+        if not len(pairs) and self.nelements > 1:
+            rule = "a facet" if ncommon is None else f"{ncommon} nodes (ncommon counts every node of an element)"
+            warnings.warn(f"{self.name}: the dual graph has no edges: no two elements share {rule}", MeshWarning,
+                          stacklevel=2)
+        return Graph.from_edges(self.nelements, pairs, vwgt=self.weights, coords=self.centroids(), name=self.name)
 
     def nodal_graph(self) -> Graph:
-        """The nodal graph: nodes adjacent along an element edge (nodes in no element stay isolated).
+        """The nodal graph: nodes adjacent along the edge of a linear element or in a higher-order element.
+
+        Nodes in no element stay isolated. Every two nodes of a higher-order
+        or untyped element are adjacent (as the finite-element matrix couples
+        them: the mid-edge and mid-face nodes are connected whatever the
+        node order of the file's format).
 
         Examples
         --------
         >>> mesh_from_cells(4, [("quad", [[0, 1, 2, 3]])]).nodal_graph().m  # edges, not diagonals
         4
+        >>> mesh_from_cells(6, [("triangle6", [[0, 1, 2, 3, 4, 5]])]).nodal_graph().m  # every pair
+        15
         """
-        keys, _ = self._pairs(2)
-        pairs = np.unique(keys[:, :2], axis=0)
+        linear = self.linear()
+        keys, _ = self._pairs(2, linear)
+        pairs = [keys[:, :2]]
+        sizes = np.diff(self.eptr)
+        for size in np.unique(sizes[~linear]):
+            elements = np.flatnonzero(~linear & (sizes == size))
+            nodes = self.eind[self.eptr[elements][:, None] + np.arange(size)]
+            first, second = np.triu_indices(size, k=1)
+            pairs.append(np.sort(np.stack([nodes[:, first], nodes[:, second]], axis=2).reshape(-1, 2), axis=1))
+        pairs = np.unique(np.concatenate(pairs), axis=0)
         return Graph.from_edges(self.nnodes, pairs, coords=self.points, name=self.name)
 
     def graph(self, kind="dual", ncommon=None) -> Graph:
@@ -189,37 +228,113 @@ class Mesh:
         if kind == "nodal":
             if ncommon is not None:
                 raise InputError("ncommon applies to the dual graph of a mesh, not the nodal graph")
+            if self.weights is not None and np.any(self.weights != 1):
+                raise InputError(f"{self.name}: element weights weigh the vertices of the dual graph; "
+                                 "the nodal graph has none to weigh")
             return self.nodal_graph()
         return self.dual_graph(ncommon)
 
-    def node_parts(self, epart) -> np.ndarray:
-        """The part of every node from element parts: the part of most of its elements (-1 for none)."""
-        return _majority(self.eind, np.asarray(epart)[self.element_of()], self.nnodes)
+    def node_parts(self, epart, k=None) -> np.ndarray:
+        """The part of every node from the element parts ``epart`` into ``k`` parts (-1 for a node in no element).
 
-    def element_parts(self, npart) -> np.ndarray:
-        """The part of every element from node parts: the part of most of its corner nodes."""
-        return _majority(self.element_of(), np.asarray(npart)[self.eind], self.nelements)
+        A node whose elements are all in one part takes that part; an
+        interface node takes the part among its elements' that has the
+        fewest nodes (the nodes with the fewest choices first, then moves to
+        lighter parts while they help), so that the node counts of the parts
+        balance as well as METIS balances them.
+        """
+        order = np.argsort(self.eind, kind="stable")
+        ptr = np.zeros(self.nnodes + 1, dtype=INDEX_DTYPE)
+        np.cumsum(np.bincount(self.eind, minlength=self.nnodes), out=ptr[1:])
+        return _induced(ptr, self.element_of()[order], np.asarray(epart, dtype=np.int64), k)
 
-    def parts(self, part, kind):
-        """``(epart, npart)`` of a partition of the ``kind`` ("dual" or "nodal") graph."""
+    def element_parts(self, npart, k=None) -> np.ndarray:
+        """The part of every element from the node parts ``npart`` (the rule of :meth:`node_parts`, the other way)."""
+        return _induced(self.eptr, self.eind, np.asarray(npart, dtype=np.int64), k)
+
+    def cell_blocks(self):
+        """``(blocks, order)``: the elements as meshio cell blocks ``[(type, nodes), ...]`` and their order.
+
+        A meshio mesh keeps its blocks; a METIS mesh gets one block per cell
+        type and node count (``tetra10`` for 10-node tetrahedra), its
+        elements regrouped in the order ``order``.
+
+        Raises
+        ------
+        InputError
+            For untyped elements (a METIS mesh read for ``ncommon``): no cell type to write them as.
+        """
+        if self.blocks is not None:
+            return self.blocks, np.arange(self.nelements)
+        untyped = np.flatnonzero(self.etype < 0)
+        if untyped.size:
+            size = int(self.eptr[untyped[0] + 1] - self.eptr[untyped[0]])
+            hint = " (10 nodes: give 3-D --coords to read them as tetra10)" if size == 10 else ""
+            raise InputError(f"{self.name}: elements of {size} nodes have no cell type to write them as{hint}")
+        sizes = np.diff(self.eptr)
+        order = np.lexsort((sizes, self.etype))
+        blocks = []
+        for code, size in sorted(set(zip(self.etype.tolist(), sizes.tolist()))):
+            elements = np.flatnonzero((self.etype == code) & (sizes == size))
+            name = TYPE_NAMES[code] + ("" if size == CORNERS[TYPE_NAMES[code]] else str(size))
+            blocks.append((name, self.eind[self.eptr[elements][:, None] + np.arange(size)]))
+        return blocks, order
+
+    def parts(self, part, kind, k=None):
+        """``(epart, npart)`` of a partition into ``k`` parts of the ``kind`` ("dual" or "nodal") graph."""
         part = np.asarray(part, dtype=np.int64)
         if kind == "dual":
-            return part, self.node_parts(part)
-        return self.element_parts(part), part
+            return part, self.node_parts(part, k)
+        return self.element_parts(part, k), part
 
 
-def _majority(rows, labels, nrows):
-    """For each row, the label it has most often (the smallest on ties; -1 for a row without labels)."""
+class MeshWarning(UserWarning):
+    """A mesh whose graph will not partition well (a dual graph without edges)."""
+
+
+def _induced(ptr, ind, colpart, k):
+    """The parts of the rows of the CSR ``ptr``/``ind`` from the parts of its columns (see :meth:`Mesh.node_parts`)."""
+    k = int(colpart.max()) + 1 if k is None and colpart.size else int(k or 1)
+    return _induce_parts(ptr.astype(np.int64), ind.astype(np.int64), colpart, k)
+
+
+@njit(cache=True)
+def _induce_parts(ptr, ind, colpart, k):
+    nrows = ptr.size - 1
     out = np.full(nrows, -1, dtype=np.int64)
-    if not rows.size:
-        return out
-    span = int(labels.max()) + 1
-    keys, counts = np.unique(rows.astype(np.int64) * span + labels, return_counts=True)
-    row, label = keys // span, keys % span
-    order = np.lexsort((label, -counts, row))
-    first = np.ones(order.size, dtype=bool)
-    first[1:] = row[order][1:] != row[order][:-1]
-    out[row[order][first]] = label[order][first]
+    loads = np.zeros(k, dtype=np.int64)
+    choices = np.zeros(nrows, dtype=np.int64)  # distinct parts among the row's columns
+    seen = np.full(k, -1, dtype=np.int64)
+    for i in range(nrows):
+        for j in range(ptr[i], ptr[i + 1]):
+            p = colpart[ind[j]]
+            if seen[p] != i:
+                seen[p] = i
+                choices[i] += 1
+        if choices[i] == 1:
+            out[i] = colpart[ind[ptr[i]]]
+            loads[out[i]] += 1
+    interface = np.flatnonzero(choices > 1)
+    interface = interface[np.argsort(choices[interface], kind="mergesort")]  # the least free first
+    for sweep in range(8):  # greedy, then moves from a part to a lighter one while they help
+        moved = False
+        for i in interface:
+            here = out[i]
+            best = -1
+            for j in range(ptr[i], ptr[i + 1]):
+                p = colpart[ind[j]]
+                if best < 0 or loads[p] < loads[best] or (loads[p] == loads[best] and p < best):
+                    best = p
+            if here < 0:
+                out[i] = best
+                loads[best] += 1
+            elif loads[here] > loads[best] + 1:
+                out[i] = best
+                loads[here] -= 1
+                loads[best] += 1
+                moved = True
+        if sweep and not moved:
+            break
     return out
 
 
@@ -227,8 +342,8 @@ def mesh_from_cells(nnodes, cells, points=None, name="mesh", blocks=None) -> Mes
     """A :class:`Mesh` from cell blocks ``[(type, connectivity), ...]`` (0-based, elements in block order).
 
     Only the blocks of the highest dimension are kept; higher-order types
-    (``tetra10``, ``quad9``, ...) keep their corner nodes. An element that
-    lists a node twice is refused.
+    (``tetra10``, ``quad9``, ...) keep all their nodes, corners first. An
+    element that lists a node twice is refused.
 
     Raises
     ------
@@ -254,16 +369,14 @@ def mesh_from_cells(nnodes, cells, points=None, name="mesh", blocks=None) -> Mes
         raise InputError(f"{name}: the mesh has no cells")
     top = max(CELL_TYPES[base][0] for _, base, _ in known)
     known = [(kind, base, conn) for kind, base, conn in known if CELL_TYPES[base][0] == top and len(conn)]
-    corners = [conn[:, :CORNERS[base]] for _, base, conn in known]
-    etype = np.concatenate([np.full(len(c), TYPE_NAMES.index(base), dtype=INDEX_DTYPE)
-                            for c, (_, base, _) in zip(corners, known)])
-    sizes = np.concatenate([np.full(len(c), c.shape[1], dtype=INDEX_DTYPE) for c in corners])
+    etype = np.concatenate([np.full(len(conn), TYPE_NAMES.index(base), dtype=INDEX_DTYPE) for _, base, conn in known])
+    sizes = np.concatenate([np.full(len(conn), conn.shape[1], dtype=INDEX_DTYPE) for _, _, conn in known])
     eptr = np.zeros(sizes.size + 1, dtype=INDEX_DTYPE)
     np.cumsum(sizes, out=eptr[1:])
-    eind = np.concatenate([c.ravel() for c in corners])
+    eind = np.concatenate([conn.ravel() for _, _, conn in known])
     if eind.size and (eind.min() < 0 or eind.max() >= nnodes):
         raise InputError(f"{name}: a cell lists a node outside [0, {nnodes})")
-    for conn in corners:
+    for _, _, conn in known:
         ordered = np.sort(conn, axis=1)
         twice = np.flatnonzero(np.any(ordered[:, 1:] == ordered[:, :-1], axis=1))
         if twice.size:
@@ -340,12 +453,11 @@ def write_mesh_partition(path, mesh, epart, npart) -> None:
     """
     meshio = _meshio()
     check_mesh_output(path)
-    points = mesh.points if mesh.points is not None else np.zeros((mesh.nnodes, 3))
-    blocks = mesh.blocks
-    if blocks is None:  # a METIS mesh: one block per cell type, elements regrouped
-        order = np.argsort(mesh.etype, kind="stable")
-        blocks = [(TYPE_NAMES[code], mesh._corners(code)[1]) for code in np.unique(mesh.etype)]
-        epart = np.asarray(epart)[order]
+    points = np.zeros((mesh.nnodes, 3))  # z = 0 for a planar mesh: VTK's points are 3-D
+    if mesh.points is not None:
+        points[:, :mesh.points.shape[1]] = mesh.points
+    blocks, order = mesh.cell_blocks()
+    epart = np.asarray(epart)[order]
     starts = np.cumsum([0] + [len(conn) for _, conn in blocks])
     cell_parts = [np.asarray(epart[starts[i]:starts[i + 1]], dtype=np.int64) for i in range(len(blocks))]
     out = meshio.Mesh(points, blocks, point_data={"part": np.asarray(npart, dtype=np.int64)},
@@ -356,14 +468,14 @@ def write_mesh_partition(path, mesh, epart, npart) -> None:
         raise InputError(f"{path}: meshio cannot write it: {_reason(exc, str(exc))}") from None
 
 
-def check_mesh_output(path):
-    """Refuse, before any work, a mesh output that :func:`write_mesh_partition` cannot write."""
+def check_mesh_output(path, inputs=()):
+    """Refuse, before any work, a mesh output that :func:`write_mesh_partition` cannot write (or one of ``inputs``)."""
     from partkit.io._output import check_output
 
     if not str(path).lower().endswith(WRITE_SUFFIXES):
         raise InputError(f"-o {path}: a partitioned mesh is written as {', '.join(WRITE_SUFFIXES)} (meshio keeps "
                          "the part as cell and point data only in these)")
-    check_output(path, option="-o")
+    check_output(path, inputs=inputs, option="-o")
 
 
 def _reason(exc, text):

@@ -289,14 +289,21 @@ def read_mesh(path, *, ncommon=None, node_coords=None, graph="dual") -> Graph:
 def read_metis_mesh(path, *, node_coords=None, untyped=False):
     """Read a METIS mesh file as a :class:`partkit.io.meshes.Mesh`.
 
-    The first line is ``ne`` (METIS 5) or ``ne etype`` (METIS 4, ``etype``
-    1 triangles, 2 tetrahedra, 3 hexahedra, 4 quadrilaterals); each of the
-    next ``ne`` lines lists the 1-based nodes of one element, a node at most
-    once. Without ``etype`` the type follows the node count: 3 triangle,
-    5 pyramid, 6 wedge, 8 hexahedron, and 4 a quadrilateral when the mesh
-    also has triangles, the coordinates are 2-D, or no two 4-node elements
-    share three nodes (as tetrahedra sharing a face would), else a
-    tetrahedron. Mixed meshes may list elements of several types.
+    The first line is ``ne``, ``ne ncon`` (METIS 5: each element line starts
+    with ``ncon`` element weights) or ``ne etype`` (METIS 4, ``etype`` 1
+    triangles, 2 tetrahedra, 3 hexahedra, 4 quadrilaterals). The second
+    field is read as METIS 4's ``etype`` when it is 1 to 4 and every element
+    line has exactly that type's node count, else as ``ncon``. Each element
+    line lists (after its weights) the 1-based nodes of one element, a node
+    at most once. Node ids are kept: the mesh has a node for every id up to
+    the largest, as mpmetis numbers them (an id in no element is a node
+    without a part). Without ``etype`` the type follows the node count:
+    3 triangle, 5 pyramid, 6 wedge, 8 hexahedron, 10 a second-order
+    tetrahedron (``tetra10``, when the node coordinates are 3-D; else
+    untyped), and 4 a quadrilateral when the mesh also has triangles, the
+    coordinates are 2-D, or no two 4-node elements share three nodes (as
+    tetrahedra sharing a face would), else a tetrahedron. Mixed meshes may
+    list elements of several types.
 
     Parameters
     ----------
@@ -309,8 +316,9 @@ def read_metis_mesh(path, *, node_coords=None, untyped=False):
     Raises
     ------
     InputError
-        On a malformed header or element line, an element whose size does
-        not match the header's type or has no type, or that repeats a node.
+        On a malformed header or element line (one without a node after its
+        weights), a negative weight, an element whose size has no type
+        (unless ``untyped``) or that repeats a node.
 
     Examples
     --------
@@ -319,33 +327,55 @@ def read_metis_mesh(path, *, node_coords=None, untyped=False):
     >>> _ = path.write_text("2\\n1 2 5 4\\n2 3 6 5\\n")
     >>> read_metis_mesh(path)
     Mesh(name='quads.mesh', elements=2 (quad), nodes=6)
+    >>> _ = path.write_text("2 1\\n5 1 2 5 4\\n1 2 3 6 5\\n")  # METIS 5: a weight, then the nodes
+    >>> read_metis_mesh(path).weights.ravel().tolist()
+    [5, 1]
     """
     from partkit.io.meshes import TYPE_NAMES, Mesh
 
     path = Path(path)
     data = read_source(path, budget=lambda head: token_budget(
         MAX_ELEMENT_NODES * _mesh_header(path, head)[1]))
-    number, ne, etype, offset = _mesh_header(path, data)
+    number, ne, second, offset = _mesh_header(path, data)
     buf = np.frombuffer(data, dtype=np.uint8)
     if ne > len(data) - offset + 1:
         raise InputError(f"{path}: line {number}: the header declares {ne} elements, more than the "
                          f"{len(data) - offset} bytes after it can hold")
-    sizes, found, _ = _text.line_tokens(buf, offset, ne, True, PERCENT, -1)
+    counts, found, _ = _text.line_tokens(buf, offset, ne, True, PERCENT, -1)
     if found != ne:
         raise InputError(f"{path}: the header declares {ne} elements, found {found} element lines")
     line_of = lambda element: number + 1 + _text.data_line_offset(buf, offset, element, True, PERCENT, -1)  # noqa: E731
+    etype = second if second in METIS4_ETYPES and np.all(counts == METIS4_ETYPES[second][1]) else None
+    ncon = 0 if second is None or etype is not None else second
+    short = np.flatnonzero(counts <= ncon)
+    if short.size:
+        raise InputError(f"{path}: line {line_of(int(short[0]))}: the header's second field {ncon} is the number "
+                         f"of element weights (METIS 5; as METIS 4's etype the lines would all have its node "
+                         f"count), and this line has {counts[short[0]]} tokens: no node after them")
+    sizes = counts - ncon
     if ne and sizes.max() > MAX_ELEMENT_NODES:
         big = int(np.argmax(sizes))
         raise InputError(f"{path}: line {line_of(big)}: an element of {sizes[big]} nodes "
                          f"(at most {MAX_ELEMENT_NODES})")
-    starts = np.concatenate([[0], np.cumsum(sizes)])
+    starts = np.concatenate([[0], np.cumsum(counts)])
     element_at = lambda token: int(np.searchsorted(starts, token, side="right")) - 1  # noqa: E731
-    nodes, bad, code = _text.parse_int_tokens(buf, offset, int(starts[-1]), True, PERCENT, -1)
+    tokens, bad, code = _text.parse_int_tokens(buf, offset, int(starts[-1]), True, PERCENT, -1)
     if bad >= 0:
         element = element_at(bad)
         text = _text.line_tokens_of(data, line_of(element))[bad - starts[element]]
         reason = "does not fit in 64 bits" if code == _text.OVERFLOW else "is not an integer"
-        raise InputError(f"{path}: line {line_of(element)}: node {text!r} {reason}")
+        what = "weight" if bad - starts[element] < ncon else "node"
+        raise InputError(f"{path}: line {line_of(element)}: {what} {text!r} {reason}")
+    is_weight = np.zeros(tokens.size, dtype=bool)
+    if ncon:
+        is_weight[(starts[:-1, None] + np.arange(ncon)).ravel()] = True
+    weights = tokens[is_weight].reshape(ne, ncon) if ncon else None
+    if ncon and weights.size and weights.min() < 0:
+        raise InputError(f"{path}: line {line_of(int(np.argmin(weights.min(axis=1))))}: negative element weight")
+    nodes = tokens[~is_weight]
+    del tokens, is_weight
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    element_at = lambda token: int(np.searchsorted(starts, token, side="right")) - 1  # noqa: E731
     if nodes.size and nodes.min() < 1:
         raise InputError(f"{path}: line {line_of(element_at(int(np.argmin(nodes))))}: node ids are "
                          f"1-based, found {nodes.min()}")
@@ -355,36 +385,35 @@ def read_metis_mesh(path, *, node_coords=None, untyped=False):
     if repeated.size:
         i = order[repeated[0]]
         raise InputError(f"{path}: line {line_of(int(element_of[i]))}: the element lists node {nodes[i]} twice")
-    if etype is not None:
-        wrong = np.flatnonzero(sizes != METIS4_ETYPES[etype][1])
-        if wrong.size:
-            raise InputError(f"{path}: line {line_of(int(wrong[0]))}: the header's etype {etype} means "
-                             f"{METIS4_ETYPES[etype][0]} elements of {METIS4_ETYPES[etype][1]} nodes, "
-                             f"this one has {sizes[wrong[0]]}")
-    used, local = np.unique(nodes, return_inverse=True)  # nodes renumbered 0..len(used)-1
+    nnodes = int(nodes.max()) if nodes.size else 0
+    if nnodes > MAX_ADJACENCY_ENTRIES:
+        raise InputError(f"{path}: node id {nnodes} exceeds the supported maximum of {MAX_ADJACENCY_ENTRIES}")
     coords = None
     if node_coords is not None:
         from partkit.io.vectors import read_coordinates
 
         xyz = node_coords if isinstance(node_coords, np.ndarray) else read_coordinates(node_coords)
-        if used.size and xyz.shape[0] < used[-1]:
-            raise InputError(f"{path}: {xyz.shape[0]} node coordinates for nodes up to {used[-1]}")
-        coords = np.asarray(xyz, dtype=np.float64)[used - 1]
+        if xyz.shape[0] < nnodes:
+            raise InputError(f"{path}: {xyz.shape[0]} node coordinates for nodes up to {nnodes}")
+        coords = np.asarray(xyz, dtype=np.float64)[:nnodes]
     codes = np.full(ne, -1, dtype=INDEX_DTYPE)
     for size, name in ELEMENT_BY_SIZE.items():
         codes[sizes == size] = TYPE_NAMES.index(name)
+    if coords is not None and coords.shape[1] == 3:
+        codes[sizes == 10] = TYPE_NAMES.index("tetra")  # tetra10: corners first
     if etype is not None:
         codes[:] = TYPE_NAMES.index(METIS4_ETYPES[etype][0])
     unknown = np.flatnonzero(codes < 0)
     if unknown.size and not untyped:
+        hint = " or 3-D --coords (10 nodes: tetra10)" if sizes[unknown[0]] == 10 else ""
         raise InputError(f"{path}: line {line_of(int(unknown[0]))}: elements of {sizes[unknown[0]]} nodes "
-                         "have no known type: give ncommon explicitly")
+                         f"have no known type: give ncommon explicitly{hint}")
     eptr = starts.astype(INDEX_DTYPE)
-    mesh = Mesh(eptr, local.astype(INDEX_DTYPE), codes, int(used.size), coords, base_name(path))
+    mesh = Mesh(eptr, (nodes - 1).astype(INDEX_DTYPE), codes, nnodes, coords, base_name(path), weights=weights)
     if etype is None and np.any(sizes == 4) and not unknown.size:
         quad = (np.any(sizes == 3) or (coords is not None and coords.shape[1] == 2)) \
-            and not np.any(np.isin(sizes, (5, 6, 8)))
-        if not quad and not np.any(np.isin(sizes, (3, 5, 6, 8))) and not mesh.shared_facets().size:
+            and not np.any(np.isin(sizes, (5, 6, 8, 10)))
+        if not quad and not np.any(np.isin(sizes, (3, 5, 6, 8, 10))) and not mesh.shared_facets().size:
             mesh.etype[sizes == 4] = TYPE_NAMES.index("quad")
             quad = mesh.shared_facets().size > 0
         mesh.etype[sizes == 4] = TYPE_NAMES.index("quad" if quad else "tetra")
@@ -392,13 +421,13 @@ def read_metis_mesh(path, *, node_coords=None, untyped=False):
 
 
 def _mesh_header(path, data):
-    """``(line number, ne, etype or None, body offset)`` of a mesh file."""
+    """``(line number, ne, second field or None, body offset)`` of a mesh file."""
     number, text, offset = _first_data_line(path, data)
     tokens = _text.split_line(text)
     if not 1 <= len(tokens) <= 2 or not all(t.isdigit() and t.isascii() for t in tokens):
-        raise InputError(f"{path}: line {number}: mesh header must be 'ne' or 'ne etype'")
-    etype = int(tokens[1]) if len(tokens) == 2 else None
-    if etype is not None and etype not in METIS4_ETYPES:
-        raise InputError(f"{path}: line {number}: etype {etype} must be 1 (triangles), 2 (tetrahedra), "
-                         "3 (hexahedra) or 4 (quadrilaterals)")
-    return number, int(tokens[0]), etype, offset
+        raise InputError(f"{path}: line {number}: mesh header must be 'ne', 'ne ncon' (METIS 5) or "
+                         "'ne etype' (METIS 4)")
+    second = int(tokens[1]) if len(tokens) == 2 else None
+    if second is not None and second > 1000:
+        raise InputError(f"{path}: line {number}: ncon {second} must be at most 1000")
+    return number, int(tokens[0]), second, offset
