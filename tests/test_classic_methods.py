@@ -182,7 +182,7 @@ def test_cli_methods_and_refine_option(tmp_path, capsys):
     from partkit.io import write_coordinates, write_metis_graph
 
     g = delaunay(800, seed=3)
-    path, xyz = tmp_path / "d.graph", tmp_path / "d.xyz"
+    path, xyz = tmp_path / "d.graph", tmp_path / "points.xyz"  # not d.xyz, which would be found beside d.graph
     write_metis_graph(path, g)
     write_coordinates(xyz, g.coords)
     for argv in (["--method", "spectral", "--refine", "fm"], ["--method", "kl"], ["--method", "labelprop"],

@@ -22,7 +22,7 @@ import time
 #: reads its input; the tokenizer for the kinds not named.
 READERS = {
     "metis": (("partkit.io._text", "line_tokens"), ("partkit.io.metis", "_fill_graph")),
-    "matrixmarket": (("partkit.io._text", "_check_entries"), ("partkit.io.matrix_market", "_triplets_to_csr")),
+    "matrixmarket": (("partkit.io._text", "_check_entries"), ("partkit.io.matrix_market", "_fill_rows")),
     None: (("partkit.io._text", "line_tokens"),),
 }
 

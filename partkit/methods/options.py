@@ -16,11 +16,11 @@ Examples
 
 from __future__ import annotations
 
+import math
+import numbers
 import operator
 import re
 from dataclasses import dataclass
-
-import numpy as np
 
 from partkit.errors import InputError
 
@@ -245,8 +245,8 @@ def check_imbalance(imbalance) -> float:
     ...
     partkit.errors.InputError: imbalance is a fraction in [0, 1) (0.05 allows 5 %), got 1.05; METIS's tolerance 1.05 is ubvec: --ubvec 1.05 or ubvec=[1.05] (a value per constraint)
     """
-    if isinstance(imbalance, bool) or not isinstance(imbalance, (int, float, np.number)) \
-            or not np.isfinite(imbalance) or imbalance < 0:
+    if isinstance(imbalance, bool) or not isinstance(imbalance, numbers.Real) \
+            or not math.isfinite(imbalance) or imbalance < 0:
         raise InputError(f"imbalance must be a non-negative fraction (0.05 allows 5 %), got {imbalance!r}")
     if imbalance >= 1:
         raise InputError(f"imbalance is a fraction in [0, 1) (0.05 allows 5 %), got {imbalance!r}; METIS's "
