@@ -19,6 +19,7 @@ from partkit.multilevel.context import CoarseningContext
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
 from partkit.multilevel import initial
 from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, side_weights
+from partkit.multilevel.objectives import CUT
 from partkit.multilevel.refinement import kway_fm, rebalance
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
@@ -215,7 +216,7 @@ def test_refinement_kernels_improve_and_keep_balance():
     pw = native_part_weights(g.vwgt, part, k)
     assert rebalance(g, part, pw, bound, 20, True)
     before = edge_cut(g, part)
-    gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
+    gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, CUT.code, CUT.dist,
                                              boundary_vertices(g.xadj, g.adjncy, part), 5, 16, 2)
     assert edge_cut(g, part) == before - gain and gain > 0
     middle = edge_cut(g, part)

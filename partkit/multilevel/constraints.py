@@ -39,6 +39,7 @@ import numpy as np
 from partkit.multilevel.kernels.coarsening_contraction import contract
 from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_moves, unload
 from partkit.graph import Graph
+from partkit.multilevel import objectives
 from partkit.multilevel.context import preset
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, part_weights
@@ -213,8 +214,8 @@ def fill(graph, part, lower, maxw):
         pw[donor] -= graph.vwgt[v]
         pw[p] += graph.vwgt[v]
     if np.any(pw < lower):
-        balance_along_paths(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, lower,
-                            10 * preset("default").refinement.balance_rounds)
+        balance_along_paths(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, lower, objectives.CUT.code,
+                            objectives.CUT.dist, 10 * preset("default").refinement.balance_rounds)
         _moves(graph, part, maxw, np.ones(graph.n, dtype=bool), CUT, minw=lower)
     return part
 
@@ -260,7 +261,8 @@ def make_contiguous(graph, part, maxw, movable):
         if np.all(pw <= maxw):
             break
         if movable.all():
-            args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, maxw)
+            args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, maxw, objectives.CUT.code,
+                    objectives.CUT.dist)
             rebalance(graph, part, pw, maxw, rounds, False) or balance_along_paths(*args, 10 * rounds)
         else:  # the path balancer would move fixed vertices
             _moves(graph, part, maxw, movable, CUT)
