@@ -38,6 +38,8 @@ after their stage. All randomness descends from ``seed`` through
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from partkit._random import derive
@@ -121,6 +123,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         if topology.k != int(k):
             raise InputError(f"machine {topology.name} has {topology.k} processing elements for k={k} parts")
         objective = mapping(topology)
+        ctx = replace(ctx, vcycles=max(ctx.vcycles, ctx.mapping_vcycles))
     if tpwgts is None and ubvec is None:
         maxw, eps = max_part_weights(graph, int(k), imbalance), imbalance
     else:

@@ -259,6 +259,15 @@ class Context:
         (worst +4 %, the same), for 10 % more time (the refinement at the
         final bound; up to 1.5 x on power-law graphs). ε of at least
         ``working_imbalance`` is unchanged.
+    mapping_vcycles : int
+        Fewest V-cycles for a mapping objective (``topology``). The cost of
+        a mesh mapped on a hierarchy is mostly its cut between the
+        outermost groups, set by the initial split; V-cycles, which coarsen
+        within the parts and refine again, move those boundaries further
+        than the refinement of one hierarchy. Delaunay mesh of 62 000
+        vertices, k = 32 on 4:8 with distances 1:10, seeds 0-2: mean J
+        20 686 without, 20 386 with 2 (-1.5 %), 20 224 with 4, for 0.2 s,
+        0.6 s and 0.9 s.
     """
 
     coarsening: CoarseningContext = field(default_factory=CoarseningContext)
@@ -267,6 +276,7 @@ class Context:
     runs: int = 1
     vcycles: int = 0
     working_imbalance: float = 0.003
+    mapping_vcycles: int = 2
 
 
 #: Each preset is the default :class:`Context` with these overrides
