@@ -14,7 +14,10 @@ from partkit.machine import parse_machine
 from partkit.mapping import mapping_cost
 from partkit.metrics import edge_cut, is_balanced
 from partkit.multilevel.kernels.refinement_moves import best_move, part_weights
-from partkit.multilevel.objectives import CUT, mapping
+from partkit.metrics import communication_volume
+from partkit.multilevel.kernels.objectives import move_gain
+from partkit.multilevel.kernels.refinement_moves import connections
+from partkit.multilevel.objectives import CUT, VOLUME, mapping
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -56,7 +59,7 @@ def test_mapping_gain_is_the_change_of_the_mapping_cost(machine):
     checked = 0
     for v in rng.permutation(g.n)[:400]:
         target, gain = best_move(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, room, v, conn, touched,
-                                 objective.code, objective.dist)
+                                 objective.code, objective.data)
         if target < 0:
             continue
         moved = part.copy()
@@ -75,11 +78,33 @@ def test_cut_gain_is_the_change_of_the_cut():
     touched = np.empty(8, dtype=np.int64)
     for v in range(0, g.n, 7):
         target, gain = best_move(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, pw + g.n, v, conn, touched,
-                                 CUT.code, CUT.dist)
+                                 CUT.code, CUT.data)
         if target >= 0:
             moved = part.copy()
             moved[v] = target
             assert edge_cut(g, part) - edge_cut(g, moved) == gain == CUT.value(g, part) - CUT.value(g, moved)
+
+
+def test_volume_gain_is_the_change_of_the_volume():
+    g = delaunay(1500, seed=4)
+    part = partkit.partition(g, 8, seed=0)
+    volume = VOLUME.at(g)
+    conn = np.full(8, -1, dtype=np.int64)
+    touched = np.empty(8, dtype=np.int64)
+    checked = 0
+    for v in range(0, g.n, 5):
+        nt = connections(v, g.xadj, g.adjncy, g.adjwgt, part, conn, touched)
+        for to in touched[:nt]:
+            if to != part[v]:
+                gain = move_gain(volume.code, volume.data, g.xadj, g.adjncy, part, v, conn, touched, nt, to,
+                                 max(conn[part[v]], 0))
+                moved = part.copy()
+                moved[v] = to
+                assert communication_volume(g, part)[0] - communication_volume(g, moved)[0] == gain
+                assert volume.value(g, part) - volume.value(g, moved) == gain
+                checked += 1
+        conn[touched[:nt]] = -1
+    assert checked > 20
 
 
 @pytest.mark.parametrize("make,hierarchy,distance", [

@@ -123,17 +123,17 @@ def test_parallel_kernels_independent_of_ranges(graph):
     for far in (False, True):
         for c in chunks:
             cand_to, key = np.full(g.n, -2), np.zeros(g.n, dtype=np.int64)
-            parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, tight, CUT.code, CUT.dist, far,
+            parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, tight, CUT.code, CUT.data, far,
                                       np.arange(g.n), cand_to, key, c)
             ratings.append((cand_to, key))
     candidates = boundaries[0]
-    moves = [parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound + 50, CUT.code, CUT.dist,
+    moves = [parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound + 50, CUT.code, CUT.data,
                                       candidates, 20, c) for c in chunks]
     refined = []
     for c in chunks:
         p, w = part.copy(), pw.copy()
         gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, p, w, bound + 50, CUT.code,
-                                                 CUT.dist, candidates, 4, 16, c)
+                                                 CUT.data, candidates, 4, 16, c)
         refined.append((p, w, gain))
     assert np.array_equal(boundaries[0], boundary_vertices(g.xadj, g.adjncy, part))
     assert np.array_equal(matches[0][matches[0]], np.arange(g.n))

@@ -120,6 +120,7 @@ def refine(graph, part, maxw, ctx, key, candidates=None, paths=True, objective=C
 
 
 def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
+    objective = objective.at(graph)
     k = maxw.shape[0]
     g = graph
     pw = part_weights(g.vwgt, part, k)
@@ -140,7 +141,7 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
         shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
             parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code,
-                                              objective.dist, candidates[shuffle], ctx.lp_rounds, ctx.lp_batches)
+                                              objective.data, candidates[shuffle], ctx.lp_rounds, ctx.lp_batches)
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
@@ -215,10 +216,10 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
         if npass > 0:
             candidates = parallel_boundary_vertices(xadj, adjncy, part)
         targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
-                                                  objective.dist, candidates, degree_limit)
+                                                  objective.data, candidates, degree_limit)
         if npass == 0 and shuffle is not None:
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
-        best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code, objective.dist, candidates, targets,
+        best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code, objective.data, candidates, targets,
                        gains, max_bad, degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn,
                        touched)
         total += best
@@ -247,9 +248,10 @@ def balance(graph, part, pw, maxw, ctx, paths=True, objective=CUT):
         True when every part meets ``maxw``.
     """
     g = graph
+    objective = objective.at(g)
     if rebalance(g, part, pw, maxw, ctx.balance_rounds, False, objective) or not paths:
         return not (pw > maxw).any()
-    return (balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code, objective.dist,
+    return (balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code, objective.data,
                                 10 * ctx.balance_rounds)
             or rebalance(g, part, pw, maxw, ctx.balance_rounds, True, objective)
             or (g.ncon > 1 and trade_for_balance(g.xadj, g.adjncy, g.vwgt, part, pw, maxw, 10 * ctx.balance_rounds)))
@@ -275,7 +277,7 @@ def rebalance(g, part, pw, maxw, rounds, far, objective=CUT):
     for _ in range(rounds):
         if not (pw > maxw).any():
             return True
-        parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code, objective.dist,
+        parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code, objective.data,
                                   far, vertices[:nv], cand_to, key)
         moved, nv = apply_balance_moves(g.xadj, g.adjncy, g.vwgt, part, pw, maxw, cand_to, key, vertices, nv, listed,
                                         items, keys, pos, size)
@@ -308,7 +310,7 @@ def even_out(graph, part, k, ctx, objective=CUT):
     if (pw >= floor).all():
         return
     balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, np.tile(floor, (k, 1)), objective.code,
-                        objective.dist, 10 * ctx.balance_rounds)
+                        objective.data, 10 * ctx.balance_rounds)
 
 
 def uncoarsen(hierarchy, part, maxw, ctx, key, say=None, objective=CUT):

@@ -105,10 +105,10 @@ def _listed(head, ent_v, ent_next, used, p, v):
 
 
 @njit(cache=True)
-def _pair_candidates(xadj, adjncy, adjwgt, objective, dist, part, head, ent_v, ent_next, seen, stamp, p, q, out_v,
+def _pair_candidates(xadj, adjncy, adjwgt, objective, data, part, head, ent_v, ent_next, seen, stamp, p, q, out_v,
                      out_g):
     """The ``WAVES`` vertices of part ``p``'s list whose moves to part ``q`` gain the most (under
-    ``objective``, data ``dist``; only vertices with edge weight to ``q``), best
+    ``objective`` and its ``data``; only vertices with edge weight to ``q``), best
     first, into ``out_v`` and ``out_g`` (-1 where there are fewer). Entries of vertices that left
     ``p``, and repeated ones (``seen[v] == stamp``), are unlinked on the way."""
     out_v[:] = -1
@@ -134,7 +134,7 @@ def _pair_candidates(xadj, adjncy, adjwgt, objective, dist, part, head, ent_v, e
             r = part[adjncy[i]]
             if r == q:
                 external += adjwgt[i]
-            g += adjwgt[i] * (edge_cost(objective, dist, p, r) - edge_cost(objective, dist, q, r))
+            g += adjwgt[i] * (edge_cost(objective, data, p, r) - edge_cost(objective, data, q, r))
         if external == 0:
             continue
         # insertion into the short sorted list
@@ -185,15 +185,16 @@ def _has_room(pw, maxw, q):
 
 
 @njit(cache=True)
-def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, max_rounds):
+def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_rounds):
     """Move weight out of overloaded parts along shortest paths of adjacent parts.
 
     Every round takes each overloaded part in turn, finds a shortest path
     (breadth-first over the quotient graph of parts) to a part that can
     take a vertex, and moves up to ``WAVES`` vertices per hop, one wave at
     a time while the source is overloaded: each hop moves the vertices
-    whose moves across it gain the most under ``objective`` (data ``dist``,
-    :mod:`partkit.multilevel.kernels.objectives`). The quotient graph is kept as
+    whose moves across it gain the most under ``objective`` and its ``data``
+    (:func:`partkit.multilevel.kernels.objectives.edge_cost`: the cut's for
+    the volume). The quotient graph is kept as
     the number of cut edges between every two parts, and each part keeps a
     list of its vertices that may cross (its boundary, and the neighbours
     of every vertex moved), so a path costs the lists of its parts, not a
@@ -251,7 +252,7 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, d
                     prev[q] = p
                     if _has_room(pw, maxw, q):
                         stamp += 1
-                        _pair_candidates(xadj, adjncy, adjwgt, objective, dist, part, head, ent_v, ent_next, seen,
+                        _pair_candidates(xadj, adjncy, adjwgt, objective, data, part, head, ent_v, ent_next, seen,
                                          stamp, p, q, hop_v[q], hop_g[q])
                         rated[q] = True
                         if hop_v[q, 0] >= 0 and fits_in(vwgt, pw, maxw, hop_v[q, 0], q):
@@ -265,7 +266,7 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, d
             while prev[q] != -1:
                 if not rated[q]:
                     stamp += 1
-                    _pair_candidates(xadj, adjncy, adjwgt, objective, dist, part, head, ent_v, ent_next, seen,
+                    _pair_candidates(xadj, adjncy, adjwgt, objective, data, part, head, ent_v, ent_next, seen,
                                      stamp, prev[q], q, hop_v[q], hop_g[q])
                 q = prev[q]
             for w in range(WAVES):
@@ -299,8 +300,8 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, d
 
 
 @njit(cache=True)
-def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, far, v, conn, touched):
-    """:func:`refinement.rebalance`'s rating of ``v`` under ``objective`` (data ``dist``): ``(target, key)``,
+def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, v, conn, touched):
+    """:func:`refinement.rebalance`'s rating of ``v`` under ``objective`` and its ``data``: ``(target, key)``,
     target -1 when ``v`` does not move. ``conn`` (k,) is all -1 on entry and left so, ``touched`` scratch of
     length k."""
     k = pw.shape[0]
@@ -316,7 +317,7 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dis
     for t in range(nt):
         p = touched[t]
         if p != own and fits_in(vwgt, pw, maxw, v, p):
-            g = move_gain(objective, dist, conn, touched, nt, own, p, internal)
+            g = move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, p, internal)
             if target < 0 or g > gain:
                 target = p
                 gain = g
@@ -332,7 +333,7 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dis
                 room = r
                 target = p
         if target >= 0:
-            gain = move_gain(objective, dist, conn, touched, nt, own, target, internal)
+            gain = move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, target, internal)
     for t in range(nt):
         conn[touched[t]] = -1
     if target < 0:
@@ -344,30 +345,30 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dis
     return target, (gain << 10) // max(w, 1)
 
 
-def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, far, vertices, cand_to, key,
+def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, vertices, cand_to, key,
                               nchunks=None):
     """One round's ratings of :func:`refinement.rebalance` for ``vertices``, in ``nchunks`` ranges in parallel (default:
     the threads in effect): ``cand_to[v]`` and ``key[v]`` for every ``v`` of ``vertices``, with
     ``cand_to[v] = -1`` where ``v`` does not move."""
-    run_ranges(rate_for_balance_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, far, vertices,
+    run_ranges(rate_for_balance_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, vertices,
                                            cand_to, key), vertices.size, nchunks)
 
 
 @njit(cache=True)
-def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, far, vertices, cand_to, key,
+def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, vertices, cand_to, key,
                               lo, hi):
     """:func:`_rate_for_balance` of ``vertices[lo:hi]`` into ``cand_to`` and ``key``."""
     conn = np.full(pw.shape[0], -1, dtype=np.int64)
     touched = np.empty(pw.shape[0], dtype=np.int64)
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, vertices, dist = borrow(pw), borrow(maxw), borrow(vertices), borrow(dist)
+    pw, maxw, vertices, data = borrow(pw), borrow(maxw), borrow(vertices), borrow(data)
     fetch = xadj.size > MIN_VERTICES
     for i in range(lo, hi):
         if fetch:
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, part, vertices, i, hi)
         v = vertices[i]
-        cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, far, v,
+        cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, v,
                                                conn, touched)
 
 

@@ -83,8 +83,8 @@ def slack(pw, maxw, b):
 
 
 @njit(cache=True)
-def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, dist):
-    """Best feasible move of ``v`` to an adjacent part under ``objective`` with data ``dist``
+def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, data):
+    """Best feasible move of ``v`` to an adjacent part under ``objective`` and its ``data``
     (:mod:`partkit.multilevel.kernels.objectives`).
 
     ``conn`` (k,) must be all -1 on entry and is left so; ``touched`` is
@@ -107,7 +107,7 @@ def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, obje
         p = touched[t]
         if p == own or not fits_in(vwgt, pw, maxw, v, p):
             continue
-        gain = move_gain(objective, dist, conn, touched, nt, own, p, internal)
+        gain = move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, p, internal)
         room = slack(pw, maxw, p)
         if target == -1 or gain > best or (gain == best and room > best_room):
             target = p
@@ -221,12 +221,12 @@ def _lp_accepts(vwgt, part, pw, v, target, gain):
     return True
 
 
-def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, candidates, rounds,
+def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, rounds,
                                       batches, nchunks=None):
     """Greedy boundary refinement: move vertices to the best adjacent part, in parallel, with the
     same result for any thread count.
 
-    Moves are rated by ``objective`` with data ``dist``
+    Moves are rated by ``objective`` and its ``data``
     (:mod:`partkit.multilevel.kernels.objectives`; the cut below stands for
     it). A vertex moves when the move reduces the cut, or keeps it and leaves the
     source part heavier than the target afterwards (evening out the load).
@@ -262,10 +262,10 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
     queued = np.zeros(n, dtype=np.bool_)
     state = np.zeros(_LP_STATE_SIZE, dtype=np.int64)
     state[_LP_SIZE] = candidates.size
-    while _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, current, following, wants, queued,
+    while _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, following, wants, queued,
                      state, rounds, batches, nchunks, grain):
         lo, hi = int(state[_LP_LO]), int(state[_LP_HI])
-        run_ranges(_lp_rate, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, current, wants), hi - lo,
+        run_ranges(_lp_rate, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, wants), hi - lo,
                    min(nchunks, (hi - lo) // grain), lo)
         state[_LP_RATED] = 1
     return int(state[_LP_IMPROVEMENT])
@@ -276,7 +276,7 @@ _LP_ROUND, _LP_BATCH, _LP_SIZE, _LP_NEXT, _LP_RATED, _LP_LO, _LP_HI, _LP_IMPROVE
 
 
 @njit(cache=True)
-def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, current, following, wants, queued, state,
+def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, following, wants, queued, state,
                rounds, batches, nchunks, grain):
     """Run the sweeps of :func:`parallel_label_propagation_refine` from ``state``: the vertices of a sweep
     are ``current[:state[_LP_SIZE]]``. Returns True when batch ``state[_LP_LO] .. state[_LP_HI] - 1`` is to
@@ -287,7 +287,7 @@ def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, curr
     touched = np.empty(k, dtype=np.int64)
     # borrowed views: no reference counting per call of best_move (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, dist = borrow(pw), borrow(maxw), borrow(dist)
+    pw, maxw, data = borrow(pw), borrow(maxw), borrow(data)
     while state[_LP_ROUND] < rounds:
         size = state[_LP_SIZE]
         while state[_LP_BATCH] < batches:
@@ -299,13 +299,13 @@ def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, curr
                     state[_LP_LO] = lo
                     state[_LP_HI] = hi
                     return True
-                _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, current, wants, lo, hi)
+                _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, wants, lo, hi)
             nnext = state[_LP_NEXT]
             for idx in range(lo, hi):
                 if not wants[idx]:
                     continue
                 v = current[idx]
-                target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, dist)
+                target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, data)
                 if not _lp_accepts(vwgt, part, pw, v, target, gain):
                     continue
                 move_vertex(vwgt, part, pw, v, target)
@@ -329,20 +329,20 @@ def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, curr
 
 
 @njit(cache=True)
-def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dist, current, wants, lo, hi):
+def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, wants, lo, hi):
     """Whether each vertex of ``current[lo:hi]`` wants to move under label propagation's rule, into ``wants``."""
     k = pw.shape[0]
     conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
     # borrowed views: no reference counting per call of best_move (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, current, dist = borrow(pw), borrow(maxw), borrow(current), borrow(dist)
+    pw, maxw, current, data = borrow(pw), borrow(maxw), borrow(current), borrow(data)
     fetch = xadj.size > MIN_VERTICES
     for idx in range(lo, hi):
         if fetch:
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, part, current, idx, hi)
         v = current[idx]
-        target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, dist)
+        target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, data)
         wants[idx] = _lp_accepts(vwgt, part, pw, v, target, gain)
 
 
