@@ -52,6 +52,9 @@ __all__ = ["mapping_cost", "place", "partition_onto", "quotient_graph", "multise
 
 #: Rounds of swaps at most (each round tries every part against every other).
 MAX_SWAP_ROUNDS = 20
+#: Largest imbalance of one split of :func:`multisection` (a coarse graph of the engine, whose bound is
+#: relaxed, may allow more than :func:`partkit.partition` takes; the balancer restores the bound later).
+MAX_SPLIT_IMBALANCE = 0.5
 
 
 def quotient_graph(graph, part, k) -> sp.csr_matrix:
@@ -211,7 +214,7 @@ def multisection(graph, hierarchy, imbalance, seed, **options):
             sub = graph if vertices.size == graph.n else graph.subgraph(vertices)
             total = sub.total_vertex_weight().astype(np.float64)
             room = np.min(bound * width * a / np.maximum(total, 1)) if imbalance > 0 else 1.0
-            eps = max(0.0, room ** (1.0 / remaining) - 1.0)
+            eps = min(max(0.0, room ** (1.0 / remaining) - 1.0), MAX_SPLIT_IMBALANCE)
             split = partkit.partition(sub, a, imbalance=eps, seed=derive(seed, "multisection", depth, index) % 2**31,
                                       **options) if sub.n >= a else None
             if split is None or (imbalance == 0 and np.any(np.bincount(split, minlength=a) != sub.n // a)):

@@ -14,7 +14,7 @@ from partkit._jit import njit
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._lists import append_neighbours
 from partkit._threads import current_threads, run_ranges
-from partkit.multilevel.kernels.objectives import move_gain
+from partkit.multilevel.kernels.objectives import CUT, move_gain
 
 
 @njit(cache=True)
@@ -107,7 +107,10 @@ def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, obje
         p = touched[t]
         if p == own or not fits_in(vwgt, pw, maxw, v, p):
             continue
-        gain = move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, p, internal)
+        # the cut's gain (move_gain's first branch) spelled out in the engine's hottest loop: the call, which
+        # takes its arrays by value, made partitions 2 % slower
+        gain = conn[p] - internal if objective == CUT else \
+            move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, p, internal)
         room = slack(pw, maxw, p)
         if target == -1 or gain > best or (gain == best and room > best_room):
             target = p
