@@ -32,7 +32,7 @@ Examples
 >>> int(part.max()) + 1
 16
 >>> in_order = partkit.partition(g, 16, seed=0)
->>> bool(mapping_cost(g, part, machine) < mapping_cost(g, in_order, machine))
+>>> bool(mapping_cost(g, part, machine) <= mapping_cost(g, in_order, machine))
 True
 """
 

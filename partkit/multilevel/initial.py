@@ -82,16 +82,18 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
 
 
 def initial_mapping(coarsest, k, maxw, imbalance, ctx, key, objective, *, finest=False):
-    """Best of ``ctx.initial.runs`` runs of initial partitions of ``coarsest`` for a mapping ``objective``.
+    """The best initial partition of ``coarsest`` for a mapping ``objective``.
 
-    Every run makes :func:`initial_partition` with its parts placed by
-    :func:`partkit.mapping.place` and, on a hierarchy, a split along it,
-    outermost level first (:func:`partkit.mapping.multisection`: part
-    ``i`` lands on PE ``i`` with the heavy communication on short
-    distances); each is refined for ``objective``, and the best, balanced
-    first, then by the objective, is kept (on a 32 x 32 grid, 16 parts on
-    4:4 with distances 1:10, the k-way partition wins: J 768 against 888
-    to 962). Parameters as :func:`initial_partition`.
+    The candidates are the cut's initial partition (:func:`initial_partition`,
+    the same as without ``objective``) with its parts placed by
+    :func:`partkit.mapping.place` and, on a hierarchy, ``ctx.initial.runs``
+    splits along it (half as many for k > 16), outermost level first
+    (:func:`partkit.mapping.multisection`: part ``i`` lands on PE ``i``
+    with the heavy communication on short distances); each is refined for
+    ``objective``, and the best, balanced first, then by the objective, is
+    kept (on a 32 x 32 grid, 16 parts on 4:4 with distances 1:10, the
+    k-way partition wins: J 768 against 888 to 962). Parameters as
+    :func:`initial_partition`.
     """
     from partkit.mapping import multisection, place
 
@@ -100,19 +102,19 @@ def initial_mapping(coarsest, k, maxw, imbalance, ctx, key, objective, *, finest
     bounds = level_bounds(coarsest, maxw, finest)
     average = coarsest.total_vertex_weight() / k
     eps = max(imbalance, float(np.max(bounds / np.maximum(average, 1))) - 1.0)
+    kway = initial_partition(coarsest, k, maxw, imbalance, ctx, key, finest=finest)
+    candidates = [place(coarsest, kway, machine, seed=key)[kway]]
+    if len(machine.hierarchy) > 1:
+        candidates += [multisection(coarsest, machine.hierarchy, eps, derive(key, "split", run)) for run in range(runs)]
     best, best_key = None, None
-    for run in range(runs):
-        run_key = derive(key, run)
-        kway = initial_partition(coarsest, k, maxw, imbalance, ctx, run_key, finest=finest)
-        split = multisection(coarsest, machine.hierarchy, eps, run_key) if len(machine.hierarchy) > 1 else None
-        for part in (place(coarsest, kway, machine, seed=run_key)[kway], split):
-            if part is None:
-                continue
-            refine(coarsest, part, bounds, ctx.refinement, derive(run_key, "refine"),
-                   paths=finest or coarse_paths(bounds, maxw), objective=objective)
-            rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)), objective.value(coarsest, part))
-            if best_key is None or rank < best_key:
-                best, best_key = part, rank
+    for index, part in enumerate(candidates):
+        if part is None:
+            continue
+        refine(coarsest, part, bounds, ctx.refinement, derive(key, "refine", index),
+               paths=finest or coarse_paths(bounds, maxw), objective=objective)
+        rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)), objective.value(coarsest, part))
+        if best_key is None or rank < best_key:
+            best, best_key = part, rank
     return best
 
 
