@@ -17,13 +17,13 @@ gain of a move under each code in
   in; its data are the sizes of the vertices of the graph
   (:meth:`Objective.at`). Its gains drive the greedy volume pass after the
   engine (:func:`partkit.multilevel.constraints.refine_volume`). Refining
-  for it on every level instead (a coarse vertex counting 1) measured
-  worse than the cut's refinement plus that pass: total volume against
-  METIS ``objtype=vol`` 1278 / 1346, 4807 / 4977, 558 / 620, 2979 / 2964,
-  1079 / 1122, 3906 / 4201, 151 / 152, 831 / 800 (Delaunay 2^15, 4elt,
-  rgg_n_2_15, power; k = 8, 64) where the pass gives 1281, 4787, 566,
-  2907, 920, 3882, 149, 796; on the input level alone it changed almost
-  nothing.
+  for it on every level instead (a coarse vertex counting 1), without the
+  pass, was tried and is not used: total volume 1278, 4807, 558, 2979,
+  1079, 3906, 151, 831 where the cut's refinement plus the pass gives
+  1281, 4787, 566, 2907, 920, 3882, 149, 796 and METIS ``objtype=vol``
+  1346, 4977, 620, 2964, 1122, 4201, 152, 800 (Delaunay 2^15, 4elt,
+  rgg_n_2_15, power; k = 8, 64; seed 0): better on three, much worse on
+  rgg_n_2_15 at k = 8.
 
 A new objective is a code and a gain branch in the kernel module and a
 constructor here that builds its data.
