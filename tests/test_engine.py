@@ -13,6 +13,7 @@ from partkit.metrics import edge_cut, max_part_weights, part_weights
 from partkit.multilevel import partition, run
 from partkit.multilevel.context import PRESET_OVERRIDES, Context, preset
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths
+from partkit.multilevel.objectives import CUT
 from partkit.multilevel.refinement import balance, rebalance
 
 
@@ -131,7 +132,7 @@ def test_path_balancer_moves_weight_through_a_full_part():
     stuck = part.copy()
     assert not rebalance(g, stuck, part_weights(g, stuck, 3), maxw, 20, False)  # part 1 is full
     pw = part_weights(g, part, 3)
-    assert balance_along_paths(*args, part, pw, maxw, 50)
+    assert balance_along_paths(*args, part, pw, maxw, CUT.code, CUT.data, 50)
     assert np.array_equal(pw, part_weights(g, part, 3)) and np.all(pw <= maxw)
     # five vertices cross two boundaries: far moves from part 0 to part 2 would cut about 20 more edges
     assert edge_cut(g, part) <= before + 10
@@ -166,7 +167,7 @@ def test_path_balancer_reaches_exact_balance_from_a_skewed_partition(k):
     pw = part_weights(g, part, k)
     assert (pw > maxw).sum() >= k // 8
     before = edge_cut(g, part)
-    assert balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, 200)
+    assert balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, CUT.code, CUT.data, 200)
     assert np.array_equal(pw, part_weights(g, part, k)) and np.all(pw <= maxw)
     assert edge_cut(g, part) <= 1.5 * before
 

@@ -19,6 +19,7 @@ from partkit.multilevel.context import CoarseningContext
 from partkit.multilevel.kernels.coarsening_contraction import compact_labels, contract
 from partkit.multilevel import initial
 from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, side_weights
+from partkit.multilevel.objectives import CUT
 from partkit.multilevel.refinement import kway_fm, rebalance
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
@@ -215,7 +216,7 @@ def test_refinement_kernels_improve_and_keep_balance():
     pw = native_part_weights(g.vwgt, part, k)
     assert rebalance(g, part, pw, bound, 20, True)
     before = edge_cut(g, part)
-    gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound,
+    gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, CUT.code, CUT.data,
                                              boundary_vertices(g.xadj, g.adjncy, part), 5, 16, 2)
     assert edge_cut(g, part) == before - gain and gain > 0
     middle = edge_cut(g, part)
@@ -381,9 +382,9 @@ def _tree_like(n, extra, seed):
 
     rng = np.random.default_rng(seed)
     points = rng.random((n, 2))
-    dist, near = cKDTree(points).query(points, 6)
+    data, near = cKDTree(points).query(points, 6)
     rows = np.repeat(np.arange(n), 5)
-    tree = minimum_spanning_tree(coo_matrix((dist[:, 1:].ravel(), (rows, near[:, 1:].ravel())), shape=(n, n)))
+    tree = minimum_spanning_tree(coo_matrix((data[:, 1:].ravel(), (rows, near[:, 1:].ravel())), shape=(n, n)))
     tree = tree.tocoo()
     pick = rng.random(n) < extra
     edges = np.concatenate([np.stack([tree.row, tree.col], 1),

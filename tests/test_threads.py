@@ -21,6 +21,7 @@ from partkit.multilevel.kernels.refinement_fm import parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (boundary_vertices, parallel_boundary_vertices,
                                                         parallel_label_propagation_refine)
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
+from partkit.multilevel.objectives import CUT
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -122,17 +123,17 @@ def test_parallel_kernels_independent_of_ranges(graph):
     for far in (False, True):
         for c in chunks:
             cand_to, key = np.full(g.n, -2), np.zeros(g.n, dtype=np.int64)
-            parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, tight, far, np.arange(g.n), cand_to,
-                                      key, c)
+            parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, tight, CUT.code, CUT.data, far,
+                                      np.arange(g.n), cand_to, key, c)
             ratings.append((cand_to, key))
     candidates = boundaries[0]
-    moves = [parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound + 50, candidates, 20, c)
-             for c in chunks]
+    moves = [parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound + 50, CUT.code, CUT.data,
+                                      candidates, 20, c) for c in chunks]
     refined = []
     for c in chunks:
         p, w = part.copy(), pw.copy()
-        gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, p, w, bound + 50, candidates,
-                                                 4, 16, c)
+        gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, p, w, bound + 50, CUT.code,
+                                                 CUT.data, candidates, 4, 16, c)
         refined.append((p, w, gain))
     assert np.array_equal(boundaries[0], boundary_vertices(g.xadj, g.adjncy, part))
     assert np.array_equal(matches[0][matches[0]], np.arange(g.n))

@@ -14,11 +14,13 @@ the communication volume weighted by the distance it travels.
   (and, on a hierarchy, by splitting the quotient graph along it) and
   pairwise swaps, as Scotch, VieM and Brandfass et al. do; it never
   returns a placement that costs more than the one it was given;
-* :func:`partition_onto` partitions for the machine: on a hierarchy it
-  splits the graph level by level from the outermost (the nodes, then the
-  processors in a node, ...), so heavy communication stays on short
-  distances, then places by swaps; on other machines it partitions into
-  ``k`` parts and places them.
+* :func:`partition_onto` partitions for the machine: the multilevel
+  engine with the mapping cost as its objective
+  (``partkit.partition(graph, k, topology=machine)``): on a hierarchy the
+  coarsest graph is split level by level from the outermost
+  (:func:`multisection`: the nodes, then the processors in a node, ...),
+  so heavy communication stays on short distances, every level is refined
+  by the mapping gains, and the parts' PEs are improved by swaps.
 
 Examples
 --------
@@ -30,7 +32,7 @@ Examples
 >>> int(part.max()) + 1
 16
 >>> in_order = partkit.partition(g, 16, seed=0)
->>> bool(mapping_cost(g, part, machine) < mapping_cost(g, in_order, machine))
+>>> bool(mapping_cost(g, part, machine) <= mapping_cost(g, in_order, machine))
 True
 """
 
@@ -46,10 +48,13 @@ from partkit.machine import Machine
 from partkit.mapping.kernels.placement import greedy_placement, swap_round
 from partkit.metrics import check_partition, max_part_weights
 
-__all__ = ["mapping_cost", "place", "partition_onto", "quotient_graph"]
+__all__ = ["mapping_cost", "place", "partition_onto", "quotient_graph", "multisection"]
 
 #: Rounds of swaps at most (each round tries every part against every other).
 MAX_SWAP_ROUNDS = 20
+#: Largest imbalance of one split of :func:`multisection` (a coarse graph of the engine, whose bound is
+#: relaxed, may allow more than :func:`partkit.partition` takes; the balancer restores the bound later).
+MAX_SPLIT_IMBALANCE = 0.5
 
 
 def quotient_graph(graph, part, k) -> sp.csr_matrix:
@@ -148,20 +153,18 @@ def _split_quotient(q, hierarchy, seed):
     weights = np.maximum(1, np.rint(q.data)).astype(WEIGHT_DTYPE)  # q is symmetric with a zero diagonal
     quotient = Graph(q.indptr.astype(INDEX_DTYPE), q.indices.astype(INDEX_DTYPE), adjwgt=weights, name="quotient",
                      validate=False)
-    groups = _multisection(quotient, hierarchy, 0.0, seed)
-    return groups
+    return multisection(quotient, hierarchy, 0.0, seed)
 
 
 def partition_onto(graph, machine: Machine, *, imbalance=0.03, seed=0, **options) -> np.ndarray:
     """Partition ``graph`` into ``machine.k`` parts placed for a low :func:`mapping_cost`.
 
-    Part ``i`` of the result runs on PE ``i``. On a hierarchy the graph is
-    split along it from the outermost level (each group of PEs gets a
-    share of the graph, then divides it among its subgroups), with the
-    allowed imbalance spread over the levels so that every part meets the
-    bound ``(1 + imbalance) * total / k``; then the parts' PEs are improved by
-    swaps (:func:`place`). On other machines the graph is partitioned into
-    ``k`` parts and placed.
+    Part ``i`` of the result runs on PE ``i``. This is
+    ``partkit.partition(graph, machine.k, topology=machine, ...)``: the
+    multilevel engine lowering :func:`mapping_cost` on every level, its
+    initial partition split along the machine's hierarchy
+    (:func:`multisection`) or placed (:func:`place`), and the parts' PEs
+    improved by swaps at the end.
 
     Parameters
     ----------
@@ -170,7 +173,7 @@ def partition_onto(graph, machine: Machine, *, imbalance=0.03, seed=0, **options
     imbalance : float, default 0.03
     seed : int, default 0
     **options
-        Passed to every :func:`partkit.partition` call (``preset``, ``threads``, ...).
+        Passed to :func:`partkit.partition` (``preset``, ``threads``, ...).
 
     Returns
     -------
@@ -183,16 +186,10 @@ def partition_onto(graph, machine: Machine, *, imbalance=0.03, seed=0, **options
     k = machine.k
     if not 1 <= k <= max(graph.n, 1):
         raise InputError(f"machine {machine.name} has {k} processing elements for a graph of {graph.n} vertices")
-    part = None
-    if len(machine.hierarchy) > 1:
-        part = _multisection(graph, machine.hierarchy, imbalance, seed, **options)
-    if part is None:
-        part = partkit.partition(graph, k, imbalance=imbalance, seed=seed, **options)
-    pe = place(graph, part, machine, seed=seed)
-    return pe[part]
+    return partkit.partition(graph, k, imbalance=imbalance, seed=seed, topology=machine, **options)
 
 
-def _multisection(graph, hierarchy, imbalance, seed, **options):
+def multisection(graph, hierarchy, imbalance, seed, **options):
     """Split ``graph`` along ``hierarchy`` (outermost level first); PE ids count the innermost level fastest.
 
     Every level gets the imbalance that is still allowed: a group of ``P``
@@ -200,6 +197,7 @@ def _multisection(graph, hierarchy, imbalance, seed, **options):
     splits with ``(B * P / W) ** (1 / r) - 1``, ``B`` being the final bound
     (KaHIP's adaptive imbalance), so the last level uses all that is left.
     Returns None when a split at ``imbalance = 0`` on unit weights is not exact.
+    ``options`` go to every :func:`partkit.partition` call.
     """
     k = int(np.prod(hierarchy))
     bound = max_part_weights(graph, k, imbalance)[0].astype(np.float64)
@@ -216,7 +214,7 @@ def _multisection(graph, hierarchy, imbalance, seed, **options):
             sub = graph if vertices.size == graph.n else graph.subgraph(vertices)
             total = sub.total_vertex_weight().astype(np.float64)
             room = np.min(bound * width * a / np.maximum(total, 1)) if imbalance > 0 else 1.0
-            eps = max(0.0, room ** (1.0 / remaining) - 1.0)
+            eps = min(max(0.0, room ** (1.0 / remaining) - 1.0), MAX_SPLIT_IMBALANCE)
             split = partkit.partition(sub, a, imbalance=eps, seed=derive(seed, "multisection", depth, index) % 2**31,
                                       **options) if sub.n >= a else None
             if split is None or (imbalance == 0 and np.any(np.bincount(split, minlength=a) != sub.n // a)):

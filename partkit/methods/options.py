@@ -32,11 +32,12 @@ MAX_REPEATS = 10_000
 class Option:
     """One option of a method.
 
-    ``kind`` is ``int``, ``bool``, ``str``, ``callable`` or ``list``; an
+    ``kind`` is ``int``, ``bool``, ``str``, ``callable``, ``list`` or ``"machine"``; an
     ``int`` lies in ``[low, high]``; a ``str`` is one of ``choices``
     (``None`` among them means "not set", written ``none`` on the command
     line); a ``list`` is a sequence or array of finite numbers (its shape is
-    checked against the graph by :func:`partkit.api.partition`). Options with
+    checked against the graph by :func:`partkit.api.partition`); a
+    ``"machine"`` is a :class:`partkit.machine.Machine`. Options with
     ``cli=False`` are not ``-O`` options: a progress callback, or the target
     weights that have their own flags (``--tpwgts``, ``--ubvec``).
     """
@@ -68,6 +69,11 @@ class Option:
         elif self.kind is list:
             if value is not None and not _numbers(value):
                 raise InputError(f"{where} must be a sequence of finite numbers, got {value!r}")
+        elif self.kind == "machine":
+            from partkit.machine import Machine
+
+            if value is not None and not isinstance(value, Machine):
+                raise InputError(f"{where} must be a partkit.machine.Machine, got {value!r}")
         elif value is not None and not callable(value):
             raise InputError(f"{where} must be callable, got {value!r}")
         return value
@@ -139,6 +145,8 @@ OPTIONS = {
         *TARGETS,
         Option("threads", int, 0, "threads (0: every core this process may use; the partition is the same "
                "for any count)", low=0, high=4096),
+        Option("topology", "machine", None, "a partkit.machine.Machine with k PEs: lower the mapping cost on it",
+               cli=False),
     ),
     "block": (),
     "metis": (Option("recursive", bool, False, "recursive bisection instead of k-way"), *TARGETS),

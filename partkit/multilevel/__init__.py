@@ -24,6 +24,13 @@ refinement         :mod:`partkit.multilevel.refinement`  :class:`RefinementConte
 5. The ``strong`` preset adds independent runs and V-cycles (coarsening
    again within the parts of the best partition, refining back up).
 
+Refinement lowers an objective (:mod:`partkit.multilevel.objectives`): the
+edge cut, or with ``topology`` the mapping cost on a machine, for which the
+initial partition splits the coarsest graph along the machine's hierarchy
+(:func:`partkit.multilevel.initial.initial_mapping`), every level is refined
+by the mapping gains, and the parts' PEs are improved by swaps at the end
+(:func:`partkit.mapping.place`).
+
 The kernels of every stage live in :mod:`partkit.multilevel.kernels`, named
 after their stage. All randomness descends from ``seed`` through
 :mod:`partkit._random`. Presets are data (:mod:`partkit.multilevel.context`).
@@ -31,19 +38,23 @@ after their stage. All randomness descends from ``seed`` through
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from partkit._random import derive
 from partkit._threads import using_threads
+from partkit.errors import InputError
 from partkit.metrics import max_part_weights, weight_bounds
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen
 from partkit.multilevel.components import partition_by_components
 from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext, Context, InitialContext,
                                         RefinementContext, preset)
-from partkit.multilevel.initial import initial_partition
+from partkit.multilevel.initial import initial_mapping, initial_partition
 from partkit.multilevel.kernels.initial_packing import component_labels
-from partkit.multilevel.kernels.refinement_moves import edge_cut, fill_empty_parts, part_weights
+from partkit.multilevel.kernels.refinement_moves import fill_empty_parts, part_weights
+from partkit.multilevel.objectives import CUT, mapping
 from partkit.multilevel.refinement import balance, even_out, refine, uncoarsen
 
 __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "InitialContext", "RefinementContext",
@@ -51,7 +62,7 @@ __all__ = ["partition", "run", "preset", "Context", "CoarseningContext", "Initia
 
 
 def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening="auto", progress=None,
-              tpwgts=None, ubvec=None, threads=0):
+              tpwgts=None, ubvec=None, threads=0, topology=None):
     """Partition ``graph`` into ``k`` parts with the multilevel k-way engine.
 
     Parameters
@@ -88,6 +99,10 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         entries run on one thread (starting threads would cost more than
         it saves). The partition does not depend on it: the same seed
         gives the same partition for any thread count.
+    topology : partkit.machine.Machine, optional
+        Partition for this machine (``machine.k`` must be ``k``): part
+        ``i`` runs on PE ``i`` and the engine lowers the mapping cost
+        :func:`partkit.mapping.mapping_cost` instead of the cut.
 
     Returns
     -------
@@ -103,6 +118,12 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
     ([100, 100, 100, 100], True)
     """
     ctx = _context.preset(preset, coarsening=coarsening)
+    objective = CUT
+    if topology is not None:
+        if topology.k != int(k):
+            raise InputError(f"machine {topology.name} has {topology.k} processing elements for k={k} parts")
+        objective = mapping(topology)
+        ctx = replace(ctx, vcycles=max(ctx.vcycles, ctx.mapping_vcycles))
     if tpwgts is None and ubvec is None:
         maxw, eps = max_part_weights(graph, int(k), imbalance), imbalance
     else:
@@ -110,27 +131,35 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         fractions = np.full(int(k), 1.0 / int(k)) if tpwgts is None else tpwgts
         maxw, eps = weight_bounds(graph.total_vertex_weight(), fractions, eps), float(np.min(eps))
     with using_threads(threads):
-        return run(graph, int(k), maxw, eps, ctx, seed, progress)
+        return run(graph, int(k), maxw, eps, ctx, seed, progress, objective)
 
 
-def run(graph, k, maxw, imbalance, ctx, seed, say=None):
-    """The engine on an explicit bound ``maxw`` (k, ncon) and :class:`Context` ``ctx``.
+def run(graph, k, maxw, imbalance, ctx, seed, say=None, objective=CUT):
+    """The engine on an explicit bound ``maxw`` (k, ncon) and :class:`Context` ``ctx``, lowering ``objective``
+    (:mod:`partkit.multilevel.objectives`).
 
     An ``imbalance`` below ``ctx.working_imbalance`` is worked to at that
     one (:func:`working_bounds`), and ``maxw`` is restored on the input
     graph at the end by the refinement at ``maxw``; with ``imbalance`` 0 and
     equal bounds the parts are then evened out to ``floor`` or ``ceil`` of
-    the average (:func:`partkit.multilevel.refinement.even_out`).
+    the average (:func:`partkit.multilevel.refinement.even_out`). For a
+    mapping objective the parts' PEs are then improved by swaps
+    (:func:`partkit.mapping.place`; with equal bounds, which a permutation
+    of the parts keeps).
     """
     if k == 1 or graph.n == 0:
         return np.zeros(graph.n, dtype=np.int64)
     working = max(imbalance, ctx.working_imbalance)
     loose = working_bounds(graph, maxw, working) if working > imbalance else maxw
-    part = _run(graph, k, loose, working, ctx, seed, say)
+    part = _run(graph, k, loose, working, ctx, seed, say, objective)
     if loose is not maxw and (part_weights(graph.vwgt, part, k) > maxw).any():
-        refine(graph, part, maxw, ctx.refinement, derive(seed, "final"))  # back to the final bound
+        refine(graph, part, maxw, ctx.refinement, derive(seed, "final"), objective=objective)  # the final bound
     if imbalance == 0 and (maxw == maxw[0]).all():
-        even_out(graph, part, k, ctx.refinement)
+        even_out(graph, part, k, ctx.refinement, objective)
+    if objective.machine is not None and (maxw == maxw[0]).all():
+        from partkit.mapping import place
+
+        part = place(graph, part, objective.machine, seed=seed)[part]
     return part
 
 
@@ -149,7 +178,7 @@ def working_bounds(graph, maxw, imbalance):
     return np.maximum(maxw, weight_bounds(graph.total_vertex_weight(), shares, imbalance))
 
 
-def _run(graph, k, maxw, imbalance, ctx, seed, say):
+def _run(graph, k, maxw, imbalance, ctx, seed, say, objective):
     """The engine on ``maxw`` and ``imbalance``: components first when the input is disconnected, else the
     runs and V-cycles of the context.
 
@@ -169,14 +198,14 @@ def _run(graph, k, maxw, imbalance, ctx, seed, say):
         part = partition_by_components(
             graph, maxw, labels, ncomp,
             lambda core, core_ids, core_imbalance: _best_of_runs(
-                core, k, maxw, core_imbalance, ctx, seed, say,
+                core, k, maxw, core_imbalance, ctx, seed, say, objective,
                 None if hierarchy is None else hierarchy.restricted(core_ids)), imbalance)
     if part is None:
-        part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, hierarchy)
+        part = _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, hierarchy)
     else:
         pw = part_weights(graph.vwgt, part, k)
         if np.any(pw > maxw):  # small components that fitted nowhere around the core
-            balance(graph, part, pw, maxw, ctx.refinement)
+            balance(graph, part, pw, maxw, ctx.refinement, objective=objective)
     fill_empty_parts(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, maxw)
     return part
 
@@ -195,7 +224,7 @@ def _hierarchy(graph, maxw, imbalance, ctx, key, say, group=None):
                    say=say)
 
 
-def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, first=None):
+def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=None):
     """The best of ``ctx.runs`` multilevel cycles, improved by ``ctx.vcycles`` V-cycles.
 
     ``first`` is the hierarchy of run 0 when the caller has built it already.
@@ -206,39 +235,43 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, first=None):
             say(f"run {r + 1} of {ctx.runs}")
         key = derive(seed, "run", r)
         hierarchy = first if r == 0 and first is not None else _hierarchy(graph, maxw, imbalance, ctx, key, say)
-        part = _cycle(hierarchy, k, maxw, imbalance, ctx, key, say)
+        part = _cycle(hierarchy, k, maxw, imbalance, ctx, key, say, objective)
         if ctx.runs == 1 and not ctx.vcycles:
             return part  # nothing to compare it with
-        rank = _rank(graph, part, maxw)
+        rank = _rank(graph, part, maxw, objective)
         if best_rank is None or rank < best_rank:
             best, best_rank = part, rank
     for cycle in range(ctx.vcycles):
         if say is not None:
-            say(f"V-cycle {cycle + 1}: cut {best_rank[1]}")
+            say(f"V-cycle {cycle + 1}: {objective.name} {best_rank[1]}")
         key = derive(seed, "vcycle", cycle)
         hierarchy = _hierarchy(graph, maxw, imbalance, ctx, key, say, group=best)
         if not len(hierarchy):
             break
         coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
         coarse_part[hierarchy.to_coarsest()] = best
-        refine(hierarchy.coarsest, coarse_part, maxw, ctx.refinement, derive(key, "coarsest"))
-        candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(key, "uncoarsen"), say)
-        rank = _rank(graph, candidate, maxw)
+        refine(hierarchy.coarsest, coarse_part, maxw, ctx.refinement, derive(key, "coarsest"), objective=objective)
+        candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(key, "uncoarsen"), say, objective)
+        rank = _rank(graph, candidate, maxw, objective)
         if rank <= best_rank:
             best, best_rank = candidate, rank
     return best
 
 
-def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say):
+def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say, objective):
     """Initial partitioning of the coarsest graph of ``hierarchy``, then refinement up to the input."""
     if say is not None:
         say(f"initial partitioning: {hierarchy.coarsest.n} vertices into {k} parts")
-    part = initial_partition(hierarchy.coarsest, k, maxw, imbalance, ctx, derive(key, "initial"),
-                             finest=not len(hierarchy))
-    return uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(key, "uncoarsen"), say)
+    if objective.machine is None:
+        part = initial_partition(hierarchy.coarsest, k, maxw, imbalance, ctx, derive(key, "initial"),
+                                 finest=not len(hierarchy))
+    else:
+        part = initial_mapping(hierarchy.coarsest, k, maxw, imbalance, ctx, derive(key, "initial"), objective,
+                               finest=not len(hierarchy))
+    return uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(key, "uncoarsen"), say, objective)
 
 
-def _rank(graph, part, maxw):
-    """Balanced first, then the lower cut."""
+def _rank(graph, part, maxw, objective):
+    """Balanced first, then the lower ``objective``."""
     over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
-    return over, int(edge_cut(graph.xadj, graph.adjncy, graph.adjwgt, part))
+    return over, objective.value(graph, part)

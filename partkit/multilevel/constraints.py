@@ -37,8 +37,10 @@ from __future__ import annotations
 import numpy as np
 
 from partkit.multilevel.kernels.coarsening_contraction import contract
-from partkit.multilevel.kernels.constraints_moves import CUT, VOLUME, greedy_moves, unload
+from partkit.multilevel.kernels.constraints_moves import greedy_moves, unload
+from partkit.multilevel.kernels.objectives import CUT, VOLUME
 from partkit.graph import Graph
+from partkit.multilevel import objectives
 from partkit.multilevel.context import preset
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, part_weights
@@ -116,10 +118,9 @@ def _moves(graph, part, maxw, movable, objective, connected=False, minw=None):
     """Greedy moves (in place) for ``objective`` keeping parts at ``minw`` (default 0), then, unless parts
     must stay ``connected``, the last-resort unloading of overloaded parts."""
     pw = part_weights(graph.vwgt, part, maxw.shape[0])
-    vsize = np.ones(graph.n, dtype=np.int64) if graph.vsize is None else graph.vsize
     minw = np.zeros_like(maxw) if minw is None else minw
-    greedy_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, vsize, part, pw, minw, maxw, movable, objective,
-                 MAX_ROUNDS, connected)
+    greedy_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, objectives.VOLUME.at(graph).data, part, pw, minw,
+                 maxw, movable, objective, MAX_ROUNDS, connected)
     if not connected:
         unload(graph.vwgt, part, pw, maxw, movable)
 
@@ -213,8 +214,8 @@ def fill(graph, part, lower, maxw):
         pw[donor] -= graph.vwgt[v]
         pw[p] += graph.vwgt[v]
     if np.any(pw < lower):
-        balance_along_paths(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, lower,
-                            10 * preset("default").refinement.balance_rounds)
+        balance_along_paths(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, lower, objectives.CUT.code,
+                            objectives.CUT.data, 10 * preset("default").refinement.balance_rounds)
         _moves(graph, part, maxw, np.ones(graph.n, dtype=bool), CUT, minw=lower)
     return part
 
@@ -260,7 +261,8 @@ def make_contiguous(graph, part, maxw, movable):
         if np.all(pw <= maxw):
             break
         if movable.all():
-            args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, maxw)
+            args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, maxw, objectives.CUT.code,
+                    objectives.CUT.data)
             rebalance(graph, part, pw, maxw, rounds, False) or balance_along_paths(*args, 10 * rounds)
         else:  # the path balancer would move fixed vertices
             _moves(graph, part, maxw, movable, CUT)

@@ -230,6 +230,12 @@ class Context:
         move; a little room on the way up cuts much less at ε = 0 and
         0.001, for the time of the refinement at the final bound. ε of at
         least ``working_imbalance`` is unchanged.
+    mapping_vcycles : int
+        Fewest V-cycles for a mapping objective (``topology``). The cost of
+        a mesh mapped on a hierarchy is mostly its cut between the
+        outermost groups, set by the initial split; V-cycles, which coarsen
+        within the parts and refine again, move those boundaries further
+        than the refinement of one hierarchy.
     """
 
     coarsening: CoarseningContext = field(default_factory=CoarseningContext)
@@ -238,6 +244,7 @@ class Context:
     runs: int = 1
     vcycles: int = 0
     working_imbalance: float = 0.003
+    mapping_vcycles: int = 2
 
 
 #: Each preset is the default :class:`Context` with these overrides

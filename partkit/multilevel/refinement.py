@@ -42,6 +42,7 @@ from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, 
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights, relaxed_bounds)
+from partkit.multilevel.objectives import CUT
 
 
 def level_bounds(graph, maxw, finest):
@@ -88,8 +89,8 @@ def coarse_paths(bounds, maxw):
     return bool((bounds > maxw).any())
 
 
-def refine(graph, part, maxw, ctx, key, candidates=None, paths=True):
-    """Run the refinement algorithms of ``ctx`` on ``part`` in place.
+def refine(graph, part, maxw, ctx, key, candidates=None, paths=True, objective=CUT):
+    """Run the refinement algorithms of ``ctx`` on ``part`` in place, for ``objective``.
 
     Parameters
     ----------
@@ -106,19 +107,23 @@ def refine(graph, part, maxw, ctx, key, candidates=None, paths=True):
     paths : bool
         Whether the balancer may move weight along paths of parts (see
         :func:`balance` and :func:`coarse_paths`).
+    objective : partkit.multilevel.objectives.Objective
+        What the moves lower (default the cut). 2-way FM (k = 2) lowers
+        the cut, which is every objective's on two parts up to a factor.
     """
     with for_work(graph.n + graph.adjncy.size):
-        _refine(graph, part, maxw, ctx, key, candidates, paths)
+        _refine(graph, part, maxw, ctx, key, candidates, paths, objective)
 
 
-def _refine(graph, part, maxw, ctx, key, candidates, paths):
+def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
+    objective = objective.at(graph)
     k = maxw.shape[0]
     g = graph
     pw = part_weights(g.vwgt, part, k)
     for name in _algorithms(ctx, k):
         if name == "balance":
             if (pw > maxw).any():
-                balance(g, part, pw, maxw, ctx, paths)
+                balance(g, part, pw, maxw, ctx, paths, objective)
                 candidates = None
             continue
         if name == "fm" and k == 2:
@@ -131,13 +136,13 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths):
             candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part)
         shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
-            parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates[shuffle],
-                                              ctx.lp_rounds, ctx.lp_batches)
+            parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code,
+                                              objective.data, candidates[shuffle], ctx.lp_rounds, ctx.lp_batches)
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
             kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, npasses, max_bad,
-                    fm_degree_limit(g.xadj, ctx), shuffle)
+                    fm_degree_limit(g.xadj, ctx), shuffle, objective)
 
 
 def _algorithms(ctx, k):
@@ -151,8 +156,9 @@ def _starts_from_boundary(ctx, k):
     return any(name == "lp" or (name == "fm" and k > 2) for name in _algorithms(ctx, k))
 
 
-def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad, degree_limit, shuffle=None):
-    """Refine ``part`` in place by k-way FM passes; returns the total cut reduction.
+def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad, degree_limit, shuffle=None,
+            objective=CUT):
+    """Refine ``part`` in place by k-way FM passes for ``objective``; returns its total reduction.
 
     Parameters
     ----------
@@ -183,6 +189,8 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
         Order of the first pass's candidates (default: as given). The
         candidates are rated in their given (increasing) order, which
         reads the graph far faster, and the ratings then shuffled.
+    objective : partkit.multilevel.objectives.Objective
+        What the moves lower (default the cut).
 
     Only the rating of the candidates that starts a pass (and the boundary
     scan of later passes) runs on several threads; the moves are
@@ -203,12 +211,13 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
     for npass in range(npasses):
         if npass > 0:
             candidates = parallel_boundary_vertices(xadj, adjncy, part)
-        targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates,
-                                                  degree_limit)
+        targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
+                                                  objective.data, candidates, degree_limit)
         if npass == 0 and shuffle is not None:
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
-        best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gains, max_bad,
-                       degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched)
+        best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code, objective.data, candidates, targets,
+                       gains, max_bad, degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn,
+                       touched)
         total += best
         if best <= 0:
             break
@@ -221,9 +230,10 @@ def fm_degree_limit(xadj, ctx):
     return max(ctx.fm_degree_min, int(ctx.fm_degree_factor * int(xadj[-1]) / n))
 
 
-def balance(graph, part, pw, maxw, ctx, paths=True):
+def balance(graph, part, pw, maxw, ctx, paths=True, objective=CUT):
     """Restore the bound in place: adjacent moves, then paths of parts, then any part with room, then (with
-    several constraints) trades of vertices between adjacent parts.
+    several constraints) trades of vertices between adjacent parts; the moves cost as little of ``objective``
+    as they can.
 
     Without ``paths`` only the adjacent moves are made (see
     :func:`coarse_paths`).
@@ -234,17 +244,19 @@ def balance(graph, part, pw, maxw, ctx, paths=True):
         True when every part meets ``maxw``.
     """
     g = graph
-    if rebalance(g, part, pw, maxw, ctx.balance_rounds, False) or not paths:
+    objective = objective.at(g)
+    if rebalance(g, part, pw, maxw, ctx.balance_rounds, False, objective) or not paths:
         return not (pw > maxw).any()
-    return (balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, 10 * ctx.balance_rounds)
-            or rebalance(g, part, pw, maxw, ctx.balance_rounds, True)
+    return (balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code, objective.data,
+                                10 * ctx.balance_rounds)
+            or rebalance(g, part, pw, maxw, ctx.balance_rounds, True, objective)
             or (g.ncon > 1 and trade_for_balance(g.xadj, g.adjncy, g.vwgt, part, pw, maxw, 10 * ctx.balance_rounds)))
 
 
-def rebalance(g, part, pw, maxw, rounds, far):
+def rebalance(g, part, pw, maxw, rounds, far, objective=CUT):
     """Move vertices out of overloaded parts until every part meets ``maxw``, in place; True when it does.
 
-    Each round rates every vertex that may move by the cut change of its
+    Each round rates every vertex that may move by the change of ``objective`` (default the cut) of its
     best move to an adjacent part with room (with ``far``, when there is
     none, to the part with the most room anywhere, which costs cut), in
     parallel, and makes the moves best-first while the source is still
@@ -261,8 +273,8 @@ def rebalance(g, part, pw, maxw, rounds, far):
     for _ in range(rounds):
         if not (pw > maxw).any():
             return True
-        parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, far, vertices[:nv], cand_to,
-                                  key)
+        parallel_rate_for_balance(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code, objective.data,
+                                  far, vertices[:nv], cand_to, key)
         moved, nv = apply_balance_moves(g.xadj, g.adjncy, g.vwgt, part, pw, maxw, cand_to, key, vertices, nv, listed,
                                         items, keys, pos, size)
         if moved <= 0:
@@ -280,7 +292,7 @@ def _balance_candidates(n, first):
     return vertices, listed, first.size
 
 
-def even_out(graph, part, k, ctx):
+def even_out(graph, part, k, ctx, objective=CUT):
     """Raise every part to at least ``floor(total / k)`` where the weights allow, in place.
 
     With ε = 0 the bound ``ceil(total / k)`` alone lets a part fall below
@@ -293,11 +305,13 @@ def even_out(graph, part, k, ctx):
     pw = part_weights(g.vwgt, part, k)
     if (pw >= floor).all():
         return
-    balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, np.tile(floor, (k, 1)), 10 * ctx.balance_rounds)
+    balance_along_paths(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, np.tile(floor, (k, 1)), objective.code,
+                        objective.data, 10 * ctx.balance_rounds)
 
 
-def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
-    """Project ``part`` from the coarsest graph of ``hierarchy`` and refine it on every finer level."""
+def uncoarsen(hierarchy, part, maxw, ctx, key, say=None, objective=CUT):
+    """Project ``part`` from the coarsest graph of ``hierarchy`` and refine it for ``objective`` on every finer
+    level."""
     coarse = hierarchy.coarsest
     from_boundary = _starts_from_boundary(ctx, maxw.shape[0])
     for depth in range(len(hierarchy) - 1, -1, -1):
@@ -312,6 +326,7 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None):
             candidates = np.flatnonzero(on_boundary[cmap])
         part = part[cmap]
         bounds = level_bounds(fine, maxw, depth == 0)
-        refine(fine, part, bounds, ctx, derive(key, depth), candidates, paths=depth == 0 or coarse_paths(bounds, maxw))
+        refine(fine, part, bounds, ctx, derive(key, depth), candidates, paths=depth == 0 or coarse_paths(bounds, maxw),
+               objective=objective)
         coarse = fine
     return part

@@ -10,39 +10,8 @@ keep every part within its bound.
 import numpy as np
 
 from partkit._jit import njit
-from partkit.multilevel.kernels.refinement_moves import fits_in, move_vertex, overloaded, part_connections, slack
-
-#: Objectives of :func:`greedy_moves`.
-CUT, VOLUME = 0, 1
-
-
-@njit(cache=True)
-def _volume_gains(v, xadj, adjncy, part, vsize, touched, nt, present, gains, count):
-    """Decrease of the total communication volume if ``v`` moved to each part ``touched[:nt]``.
-
-    The volume is ``sum_u vsize[u] * |parts adjacent to u other than part[u]|``.
-    ``present`` (k,) is all 0 on entry and on return; ``count`` is scratch of length k.
-    """
-    a = part[v]
-    for e in range(xadj[v], xadj[v + 1]):
-        present[part[adjncy[e]]] = 1
-    for t in range(nt):
-        gains[t] = vsize[v] * (present[touched[t]] - present[a])  # v's own neighbour parts
-    for e in range(xadj[v], xadj[v + 1]):
-        present[part[adjncy[e]]] = 0
-    for e in range(xadj[v], xadj[v + 1]):
-        u = adjncy[e]
-        c = part[u]
-        for f in range(xadj[u], xadj[u + 1]):
-            count[part[adjncy[f]]] += 1
-        lost_a = vsize[u] if c != a and count[a] == 1 else 0  # v was u's only neighbour in a
-        for t in range(nt):
-            b = touched[t]
-            gains[t] += lost_a
-            if b != c and count[b] == 0:  # u sees part b for the first time
-                gains[t] -= vsize[u]
-        for f in range(xadj[u], xadj[u + 1]):
-            count[part[adjncy[f]]] = 0
+from partkit.multilevel.kernels.objectives import CUT, VOLUME, move_gain
+from partkit.multilevel.kernels.refinement_moves import connections, fits_in, move_vertex, overloaded, slack
 
 
 @njit(cache=True)
@@ -87,15 +56,17 @@ def _keeps(vwgt, pw, minw, v, a):
 
 
 @njit(cache=True)
-def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, minw, maxw, movable, objective, max_rounds, connected):
+def greedy_moves(xadj, adjncy, adjwgt, vwgt, sizes, part, pw, minw, maxw, movable, objective, max_rounds, connected):
     """Refine ``part`` in place by single-vertex moves of movable vertices to adjacent parts.
 
     A movable vertex of an overloaded part moves to the adjacent part with
     room that is best for the objective, even if that makes it worse.
     Otherwise a vertex moves when the move keeps the target within its
     bound, its own part at least at ``minw`` (k, ncon), and improves the objective: the cut (``CUT``, ties to the part
-    with more room), or the volume (``VOLUME``, ties to the lower cut; a
-    move that keeps the volume is made once per round and vertex). Rounds
+    with more room), or the volume (``VOLUME``, vertex sizes ``sizes`` (1, n),
+    gains of :func:`partkit.multilevel.kernels.objectives.move_gain`; ties
+    to the lower cut; a move that keeps the volume is made once per round
+    and vertex). Rounds
     visit the vertices in order until one makes no move, at most
     ``max_rounds``. With ``connected``, a vertex moves only when its
     neighbours in its part are connected among themselves, so that a
@@ -108,11 +79,8 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, minw, maxw, movabl
     """
     n = xadj.size - 1
     k = pw.shape[0]
-    conn = np.zeros(k, dtype=np.int64)
+    conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
-    present = np.zeros(k, dtype=np.int64)
-    count = np.zeros(k, dtype=np.int64)
-    gains = np.zeros(k, dtype=np.int64)
     mark = np.full(n, -1, dtype=np.int64)
     queue = np.empty(n, dtype=np.int64)
     tag = 0
@@ -124,10 +92,8 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, minw, maxw, movabl
             if not movable[v]:
                 continue
             a = part[v]
-            nt = part_connections(v, xadj, adjncy, adjwgt, part, conn, touched)
-            internal = conn[a]
-            if objective == VOLUME:
-                _volume_gains(v, xadj, adjncy, part, vsize, touched, nt, present, gains, count)
+            nt = connections(v, xadj, adjncy, adjwgt, part, conn, touched)
+            internal = max(conn[a], 0)
             target = -1
             best_primary = 0
             best_secondary = 0
@@ -136,7 +102,8 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, minw, maxw, movabl
                 if b == a or not fits_in(vwgt, pw, maxw, v, b):
                     continue
                 cut = conn[b] - internal
-                primary = gains[t] if objective == VOLUME else cut
+                primary = move_gain(objective, sizes, xadj, adjncy, part, v, conn, touched, nt, b, internal) \
+                    if objective == VOLUME else cut
                 secondary = cut if objective == VOLUME else slack(pw, maxw, b)
                 if target == -1 or primary > best_primary or (primary == best_primary and secondary > best_secondary):
                     target, best_primary, best_secondary = b, primary, secondary
@@ -144,7 +111,7 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, vsize, part, pw, minw, maxw, movabl
             # so that the search leaves the local minima of single moves
             improves = best_primary > 0 or (objective == VOLUME and best_primary == 0 and last[v] != r)
             for t in range(nt):
-                conn[touched[t]] = 0
+                conn[touched[t]] = -1
             if target >= 0 and (overloaded(pw, maxw, a) or (improves and _keeps(vwgt, pw, minw, v, a))):
                 if connected:
                     tag += 2

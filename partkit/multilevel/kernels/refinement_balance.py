@@ -19,8 +19,9 @@ from partkit._jit import njit
 from partkit._lists import append_neighbours
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._threads import run_ranges
-from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, fits_in, move_vertex,
-                                                        on_boundary, overloaded)
+from partkit.multilevel.kernels.objectives import edge_cost, move_gain
+from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, connections, fits_in,
+                                                        move_vertex, on_boundary, overloaded)
 
 
 @njit(cache=True)
@@ -104,8 +105,10 @@ def _listed(head, ent_v, ent_next, used, p, v):
 
 
 @njit(cache=True)
-def _pair_candidates(xadj, adjncy, adjwgt, part, head, ent_v, ent_next, seen, stamp, p, q, out_v, out_g):
-    """The ``WAVES`` vertices of part ``p``'s list whose moves to part ``q`` gain the most cut, best
+def _pair_candidates(xadj, adjncy, adjwgt, objective, data, part, head, ent_v, ent_next, seen, stamp, p, q, out_v,
+                     out_g):
+    """The ``WAVES`` vertices of part ``p``'s list whose moves to part ``q`` gain the most (under
+    ``objective`` and its ``data``; only vertices with edge weight to ``q``), best
     first, into ``out_v`` and ``out_g`` (-1 where there are fewer). Entries of vertices that left
     ``p``, and repeated ones (``seen[v] == stamp``), are unlinked on the way."""
     out_v[:] = -1
@@ -126,16 +129,14 @@ def _pair_candidates(xadj, adjncy, adjwgt, part, head, ent_v, ent_next, seen, st
         before = e
         e = after
         external = 0
-        internal = 0
+        g = 0
         for i in range(xadj[v], xadj[v + 1]):
             r = part[adjncy[i]]
             if r == q:
                 external += adjwgt[i]
-            elif r == p:
-                internal += adjwgt[i]
+            g += adjwgt[i] * (edge_cost(objective, data, p, r) - edge_cost(objective, data, q, r))
         if external == 0:
             continue
-        g = external - internal
         # insertion into the short sorted list
         w = waves - 1
         if out_v[w] >= 0 and out_g[w] >= g:
@@ -184,14 +185,16 @@ def _has_room(pw, maxw, q):
 
 
 @njit(cache=True)
-def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
+def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_rounds):
     """Move weight out of overloaded parts along shortest paths of adjacent parts.
 
     Every round takes each overloaded part in turn, finds a shortest path
     (breadth-first over the quotient graph of parts) to a part that can
     take a vertex, and moves up to ``WAVES`` vertices per hop, one wave at
     a time while the source is overloaded: each hop moves the vertices
-    whose moves across it gain the most cut. The quotient graph is kept as
+    whose moves across it gain the most under ``objective`` and its ``data``
+    (:func:`partkit.multilevel.kernels.objectives.edge_cost`: the cut's for
+    the volume). The quotient graph is kept as
     the number of cut edges between every two parts, and each part keeps a
     list of its vertices that may cross (its boundary, and the neighbours
     of every vertex moved), so a path costs the lists of its parts, not a
@@ -249,8 +252,8 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
                     prev[q] = p
                     if _has_room(pw, maxw, q):
                         stamp += 1
-                        _pair_candidates(xadj, adjncy, adjwgt, part, head, ent_v, ent_next, seen, stamp, p, q,
-                                         hop_v[q], hop_g[q])
+                        _pair_candidates(xadj, adjncy, adjwgt, objective, data, part, head, ent_v, ent_next, seen,
+                                         stamp, p, q, hop_v[q], hop_g[q])
                         rated[q] = True
                         if hop_v[q, 0] >= 0 and fits_in(vwgt, pw, maxw, hop_v[q, 0], q):
                             target = q
@@ -263,8 +266,8 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
             while prev[q] != -1:
                 if not rated[q]:
                     stamp += 1
-                    _pair_candidates(xadj, adjncy, adjwgt, part, head, ent_v, ent_next, seen, stamp, prev[q], q,
-                                     hop_v[q], hop_g[q])
+                    _pair_candidates(xadj, adjncy, adjwgt, objective, data, part, head, ent_v, ent_next, seen,
+                                     stamp, prev[q], q, hop_v[q], hop_g[q])
                 q = prev[q]
             for w in range(WAVES):
                 if not overloaded(pw, maxw, a) or not _wave_fits(vwgt, pw, maxw, hop_v, prev, target, w):
@@ -297,23 +300,27 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, max_rounds):
 
 
 @njit(cache=True)
-def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
-    """:func:`refinement.rebalance`'s rating of ``v``: ``(target, key)``, target -1 when ``v`` does not move."""
+def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, v, conn, touched):
+    """:func:`refinement.rebalance`'s rating of ``v`` under ``objective`` and its ``data``: ``(target, key)``,
+    target -1 when ``v`` does not move. ``conn`` (k,) is all -1 on entry and left so, ``touched`` scratch of
+    length k."""
     k = pw.shape[0]
     own = part[v]
     if not overloaded(pw, maxw, own) or not _helps(vwgt, pw, maxw, v, own):
         return -1, 0
     if not far and not on_boundary(xadj, adjncy, part, v):
         return -1, 0  # no adjacent part: most vertices, told apart in one early-exit scan
-    for e in range(xadj[v], xadj[v + 1]):
-        conn[part[adjncy[e]]] += adjwgt[e]
+    nt = connections(v, xadj, adjncy, adjwgt, part, conn, touched)
+    internal = max(conn[own], 0)
     target = -1
     gain = 0
-    for e in range(xadj[v], xadj[v + 1]):
-        p = part[adjncy[e]]
-        if p != own and fits_in(vwgt, pw, maxw, v, p) and (target < 0 or conn[p] > gain):
-            target = p
-            gain = conn[p]
+    for t in range(nt):
+        p = touched[t]
+        if p != own and fits_in(vwgt, pw, maxw, v, p):
+            g = move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, p, internal)
+            if target < 0 or g > gain:
+                target = p
+                gain = g
     if target < 0 and far:
         room = -1
         for p in range(k):
@@ -325,40 +332,44 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn):
             if r > room:
                 room = r
                 target = p
-        gain = 0
-    internal = conn[own]
-    for e in range(xadj[v], xadj[v + 1]):
-        conn[part[adjncy[e]]] = 0
+        if target >= 0:
+            gain = move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, target, internal)
+    for t in range(nt):
+        conn[touched[t]] = -1
     if target < 0:
         return -1, 0
     w = 0
     for c in range(pw.shape[1]):
         w += vwgt[v, c]
-    # cut change per unit of weight moved (heavier vertices fix more), in 1/1024 units
-    return target, ((gain - internal) << 10) // max(w, 1)
+    # objective change per unit of weight moved (heavier vertices fix more), in 1/1024 units
+    return target, (gain << 10) // max(w, 1)
 
 
-def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key, nchunks=None):
+def parallel_rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, vertices, cand_to, key,
+                              nchunks=None):
     """One round's ratings of :func:`refinement.rebalance` for ``vertices``, in ``nchunks`` ranges in parallel (default:
     the threads in effect): ``cand_to[v]`` and ``key[v]`` for every ``v`` of ``vertices``, with
     ``cand_to[v] = -1`` where ``v`` does not move."""
-    run_ranges(rate_for_balance_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key),
-               vertices.size, nchunks)
+    run_ranges(rate_for_balance_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, vertices,
+                                           cand_to, key), vertices.size, nchunks)
 
 
 @njit(cache=True)
-def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, vertices, cand_to, key, lo, hi):
+def rate_for_balance_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, vertices, cand_to, key,
+                              lo, hi):
     """:func:`_rate_for_balance` of ``vertices[lo:hi]`` into ``cand_to`` and ``key``."""
-    conn = np.zeros(pw.shape[0], dtype=np.int64)
+    conn = np.full(pw.shape[0], -1, dtype=np.int64)
+    touched = np.empty(pw.shape[0], dtype=np.int64)
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, vertices = borrow(pw), borrow(maxw), borrow(vertices)
+    pw, maxw, vertices, data = borrow(pw), borrow(maxw), borrow(vertices), borrow(data)
     fetch = xadj.size > MIN_VERTICES
     for i in range(lo, hi):
         if fetch:
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, part, vertices, i, hi)
         v = vertices[i]
-        cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, far, v, conn)
+        cand_to[v], key[v] = _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, v,
+                                               conn, touched)
 
 
 @njit(cache=True)

@@ -20,20 +20,21 @@ from partkit._threads import run_ranges
 from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex
 
 
-def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, nchunks=None):
+def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, degree_limit,
+                             nchunks=None):
     """The best move of every candidate (:func:`~partkit.multilevel.kernels.refinement_moves.best_move`;
     target -1 when there is none or the candidate is a hub, of degree above ``degree_limit``), in
     ``nchunks`` ranges in parallel (default: the threads in effect): ``(targets, gains)``."""
     targets = np.empty(candidates.size, dtype=np.int64)
     gains = np.empty(candidates.size, dtype=np.int64)
-    run_ranges(rate_candidates_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit,
-                                          targets, gains), candidates.size, nchunks)
+    run_ranges(rate_candidates_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates,
+                                          degree_limit, targets, gains), candidates.size, nchunks)
     return targets, gains
 
 
 @njit(cache=True)
-def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, degree_limit, targets, gains,
-                             lo, hi):
+def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, degree_limit,
+                             targets, gains, lo, hi):
     """The rating of :func:`parallel_rate_candidates` for ``candidates[lo:hi]``, into ``targets[lo:hi]`` and
     ``gains[lo:hi]``."""
     k = pw.shape[0]
@@ -41,7 +42,7 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
     touched = np.empty(k, dtype=np.int64)
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, candidates = borrow(pw), borrow(maxw), borrow(candidates)
+    pw, maxw, candidates, data = borrow(pw), borrow(maxw), borrow(candidates), borrow(data)
     fetch = xadj.size > MIN_VERTICES
     for idx in range(lo, hi):
         if fetch:
@@ -51,13 +52,15 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candida
             targets[idx] = -1
             gains[idx] = 0
         else:
-            targets[idx], gains[idx] = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+            targets[idx], gains[idx] = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched,
+                                                 objective, data)
 
 
 @njit(cache=True)
-def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gains, max_bad_moves, degree_limit,
-            items, keys, pos, size, locked, moved_v, moved_from, conn, touched):
-    """One k-way FM pass from rated candidates (``targets``, ``gains``); returns its cut reduction.
+def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, targets, gains, max_bad_moves,
+            degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched):
+    """One k-way FM pass from rated candidates (``targets``, ``gains``) under ``objective`` and its ``data``
+    (:mod:`partkit.multilevel.kernels.objectives`); returns its reduction of the objective.
 
     ``candidates`` must be distinct. ``items, keys, pos, size`` is an empty heap over the vertices
     (:func:`partkit._heap.new_heap`), ``locked`` all False, ``moved_v``
@@ -67,7 +70,7 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gai
     heap_build(items, keys, pos, size, candidates, gains, targets >= 0)
     # borrowed views: no reference counting per helper call (partkit._borrow); all are arguments
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, conn, touched = borrow(pw), borrow(maxw), borrow(conn), borrow(touched)
+    pw, maxw, conn, touched, data = borrow(pw), borrow(maxw), borrow(conn), borrow(touched), borrow(data)
     items, keys, pos, size = borrow(items), borrow(keys), borrow(pos), borrow(size)
     work_per_pass = 8 * adjncy.size
     nmoves = 0
@@ -79,7 +82,7 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gai
     while size[0] > 0 and work <= work_per_pass:
         popped = keys[0]
         v = heap_pop(items, keys, pos, size)
-        target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched)
+        target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, data)
         if target < 0:
             continue
         if gain < popped:  # stale key (a part filled up): queue again
@@ -104,7 +107,7 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, targets, gai
             if locked[u] or xadj[u + 1] - xadj[u] > degree_limit:
                 continue
             work += xadj[u + 1] - xadj[u]
-            t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched)
+            t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched, objective, data)
             if t2 >= 0:
                 heap_set(items, keys, pos, size, u, g2)
             else:
