@@ -131,3 +131,26 @@ def test_cli_map(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "partkit", "map", "g.graph", "g.part", "--hierarchy", "4:2",
                           "--distance", "1:10"], cwd=tmp_path, capture_output=True, text=True)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_cli_partition_onto_a_machine(tmp_path):
+    import json
+
+    from partkit.io import write_metis_graph
+    g = delaunay(4000, seed=6)
+    write_metis_graph(tmp_path / "g.graph", g)
+    base = [sys.executable, "-m", "partkit", "partition", "g.graph"]
+    run = subprocess.run(base + ["-k", "16", "--hierarchy", "4:4", "--distance", "1:10", "--json"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    part = np.loadtxt(tmp_path / "g.graph.part.16", dtype=np.int64)
+    m = parse_machine(hierarchy="4:4", distance="1:10")
+    assert result["machine"] == m.name and result["J"] == mapping_cost(g, part, m)
+    assert result["J"] < mapping_cost(g, partkit.partition(g, 16, seed=0), m) and result["balanced"]
+    for extra, message in ((["-k", "8", "--hierarchy", "4:4", "--distance", "1:10"], "16 processing elements"),
+                           (["-k", "16", "--topology", "torus3d:2x2"], "needs 3 extents"),
+                           (["-k", "16", "--hierarchy", "4:4", "--distance", "1:10", "--model", "hypergraph"],
+                            "graph model")):
+        bad = subprocess.run(base + extra, cwd=tmp_path, capture_output=True, text=True)
+        assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -12,6 +12,7 @@ from partkit.cli._common import (MAX_COUNT, add_graph_arguments, coordinates_fil
                                  is_mesh_file, load_input, method_options, output_path, print_json,
                                  progress_printer, real)
 from partkit.cli._hypergraph import add_model_arguments, context_options, load_hypergraph, print_summary
+from partkit.cli._machine import add_machine_arguments, has_machine, load_machine
 
 
 def register(subparsers):
@@ -55,6 +56,9 @@ def register(subparsers):
     parser.add_argument("--objective", choices=["cut", "volume"], default="cut",
                         help="minimise the edge cut (default) or the total communication volume "
                              "(METIS -objtype=vol)")
+    add_machine_arguments(parser, "place the parts on a machine: part i runs on processing element i, and the "
+                                  "multilevel method lowers the mapping cost J = sum over cut edges of weight x "
+                                  "distance between their PEs (docs/mapping.md)")
     parser.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a method option, e.g. -O nstarts=8 -O init=greedy (repeatable). "
                              + describe().replace("%", "%%"))
@@ -93,6 +97,7 @@ def run(args):
 
     keep_freed_memory()  # a process that partitions and exits: see partkit._threads
     args.method = args.method or DEFAULT_METHOD
+    machine = load_machine(args, k=args.k) if has_machine(args) else None
     outputs = output_files(args)
     with compiling("partition", not args.quiet, file=args.file, method=args.method, refine=args.refine,
                    k=args.k) as compiled:
@@ -101,7 +106,7 @@ def run(args):
             mesh.cell_blocks()  # untyped elements are refused before the work
         printer = progress_printer(args.quiet or args.json)
         flags = {"preset": args.preset, "refine": args.refine, "threads": args.threads, "tpwgts": args.tpwgts,
-                 "ubvec": args.ubvec}
+                 "ubvec": args.ubvec, "topology": machine}
         options = method_options(args.method, flags, args.option, printer)
         fixed = None if args.fixed is None else read_partition(args.fixed, graph.n, args.k, free=True)
         start = compiled.clock()
@@ -124,12 +129,18 @@ def run(args):
     warning, bound, balanced = (report.pop(key) for key in ("warning", "imbalance_bound", "balanced"))
     result = {"file": args.file, **report, "method": args.method, "imbalance_bound": bound, "balanced": balanced,
               "seconds": seconds, "compile_seconds": compiled.seconds, "output": output}
+    if machine is not None:
+        from partkit.mapping import mapping_cost
+
+        result.update(machine=machine.name, J=mapping_cost(graph, part, machine))
     if args.json:
         print_json(result)
     else:
         print(f"{graph.name}: n={graph.n} m={graph.m} k={args.k} method={args.method}")
         print(f"  cut {result['cut']}  imbalance {result['imbalance']:.4f}  volume {result['volume']}  "
               f"time {seconds:.3f} s")
+        if machine is not None:
+            print(f"  mapping cost J {result['J']:.0f} on {machine.name} (part i on processing element i)")
         print(f"  wrote {output}")
     if warning is not None:
         print(f"partkit: warning: {warning}", file=sys.stderr)
@@ -198,7 +209,8 @@ def run_hypergraph(args):
     for given, option in ((args.method, "--method"), (args.refine, "--refine"), (args.coords, "--coords"),
                           (args.tpwgts, "--tpwgts"), (args.ubvec, "--ubvec"), (args.fixed, "--fixed"),
                           (args.contiguous or None, "--contiguous"),
-                          (None if args.objective == "cut" else args.objective, "--objective")):
+                          (None if args.objective == "cut" else args.objective, "--objective"),
+                          (args.hierarchy or args.topology or args.distance_file, "a machine (--hierarchy, --topology)")):
         if given is not None:
             raise InputError(f"{option} applies to the graph model, not --model {args.model}")
     context = context_options(PRESETS[args.preset or "default"], args.option, f"--model {args.model}")

@@ -25,7 +25,8 @@ from partkit.methods import DEFAULT_METHOD
 #: Options of the serial command that the distributed path does not take, with their defaults.
 SERIAL_ONLY = {"coords": None, "edge_weights": "unit", "ncommon": None, "preset": None, "refine": None,
                "option": [], "model": "graph", "vertex_weights": None, "mesh_graph": "dual", "tpwgts": None,
-               "ubvec": None, "fixed": None, "contiguous": False, "objective": "cut"}
+               "ubvec": None, "fixed": None, "contiguous": False, "objective": "cut", "hierarchy": None,
+               "distance": None, "topology": None, "distance_file": None}
 
 
 def run(args):
