@@ -50,6 +50,6 @@ def run(args):
     print(f"{graph.name}: n={graph.n} m={graph.m} on {machine.name} (k={machine.k})")
     print(f"  J in order  {before:.0f}")
     print(f"  J placed    {after:.0f}  ({result['ratio']:.3f} x)")
-    print(f"  time        {seconds:.3f} s")
+    print(f"  time {seconds:.3f} s")
     print(f"wrote {output}")
     return EXIT_OK

@@ -98,6 +98,9 @@ def run(args):
     keep_freed_memory()  # a process that partitions and exits: see partkit._threads
     args.method = args.method or DEFAULT_METHOD
     machine = load_machine(args, k=args.k) if has_machine(args) else None
+    if machine is not None and args.method != DEFAULT_METHOD:
+        raise InputError(f"a machine (--hierarchy, --topology) needs method {DEFAULT_METHOD}; to place the parts "
+                         f"of --method {args.method}, run partkit map on its partition file")
     outputs = output_files(args)
     with compiling("partition", not args.quiet, file=args.file, method=args.method, refine=args.refine,
                    k=args.k) as compiled:
