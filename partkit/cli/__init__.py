@@ -32,6 +32,8 @@ COMMANDS = [
     "partkit.cli.evaluate",
     "partkit.cli.estimate",
     "partkit.cli.compare",
+    "partkit.cli.calibrate",
+    "partkit.cli.measure",
     "partkit.cli.generate",
     "partkit.cli.plot",
     "partkit.cli.balance",
