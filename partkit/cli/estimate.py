@@ -162,6 +162,9 @@ def format_machine(result):
     topo = result.topology
     dims = "x".join(map(str, topo.dims)) + " " if topo.dims else ""
     overhead = f", overhead={result.overhead:g} s/message" if result.overhead else ""
+    if result.halo_segments is not None:
+        count = len(result.halo_segments.starts)
+        overhead = f", halo messages by the machine's {count}-segment fit"
     return (f"model: alpha={result.alpha:g} s, beta={result.beta:g} B/s{overhead}, word={result.word_size:g} B, "
             f"topology {topo.name} {dims}(diameter {topo.diameter}, degree {topo.degree}, "
             f"bisection {topo.bisection_links} links), ports used {result.ports}")

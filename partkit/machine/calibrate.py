@@ -85,32 +85,46 @@ def placement(comm):
     return {"names": names, "node": node, "package": package, "pairs": pairs}
 
 
+def interleaved(comm, sizes, repetitions, once):
+    """Time ``once(size)`` for every size, the sizes taken in turn, each after a barrier; seconds per size.
+
+    Round ``r`` times every size that still has repetitions left
+    (:func:`repetitions_for`; the first two rounds are warm-ups), so a burst
+    of load on a shared machine spreads over the sizes instead of bending
+    the curve at one of them. ``once`` returns this rank's seconds.
+    """
+    counts = [repetitions_for(size, repetitions) + 2 for size in sizes]
+    times = [[] for _ in sizes]
+    for rep in range(max(counts)):
+        for i, size in enumerate(sizes):
+            if rep < counts[i]:
+                comm.Barrier()
+                seconds = once(size)
+                if rep >= 2:
+                    times[i].append(seconds)
+    return [np.array(t) for t in times]
+
+
 def pingpong(comm, a, b, sizes, repetitions):
-    """Half the median round trip between ranks ``a`` and ``b`` for each size (on rank ``a``; all ranks return it)."""
-    seconds = []
+    """Half the median round trip between ranks ``a`` and ``b`` for each size (returned on every rank)."""
     buffer = np.zeros(max(sizes), dtype=np.uint8)
-    for size in [sizes[0]] * 20:  # warm up the pair's connection
-        if comm.rank == a:
-            comm.Send(buffer[:size], dest=b, tag=TAG)
-            comm.Recv(buffer[:size], source=b, tag=TAG)
-        elif comm.rank == b:
-            comm.Recv(buffer[:size], source=a, tag=TAG)
-            comm.Send(buffer[:size], dest=a, tag=TAG)
-    for size in sizes:
+
+    def once(size):
         message = buffer[:size]
-        times = []
-        for rep in range(repetitions_for(size, repetitions) + 2):
-            comm.Barrier()
-            if comm.rank == a:
-                start = MPI.Wtime()
-                comm.Send(message, dest=b, tag=TAG)
-                comm.Recv(message, source=b, tag=TAG)
-                times.append((MPI.Wtime() - start) / 2)
-            elif comm.rank == b:
-                comm.Recv(message, source=a, tag=TAG)
-                comm.Send(message, dest=a, tag=TAG)
-        seconds.append(float(np.median(times[2:])) if comm.rank == a else 0.0)
-    return comm.bcast(seconds, root=a)
+        if comm.rank == a:
+            start = MPI.Wtime()
+            comm.Send(message, dest=b, tag=TAG)
+            comm.Recv(message, source=b, tag=TAG)
+            return (MPI.Wtime() - start) / 2
+        if comm.rank == b:
+            comm.Recv(message, source=a, tag=TAG)
+            comm.Send(message, dest=a, tag=TAG)
+        return 0.0
+
+    for _ in range(20):  # warm up the pair's connection
+        once(sizes[0])
+    times = interleaved(comm, sizes, repetitions, once)
+    return comm.bcast([float(np.median(t)) for t in times], root=a)
 
 
 def _pair_plan(comm, a, b, words):
@@ -127,54 +141,58 @@ def pair_exchange(comm, a, b, sizes, repetitions):
     """Ranks ``a`` and ``b`` exchange ``size`` bytes both ways at once with the halo code; slower side, median."""
     from partkit.cost.exchange import exchange
 
-    seconds = []
-    for size in sizes:
-        words = max(1, size // 8)
-        times = []
-        if comm.rank in (a, b):
-            plan = _pair_plan(comm, a, b, words)
-            x, ghost = np.ones(2 * words), np.empty(words)
-        for rep in range(repetitions_for(size, repetitions) + 2):
-            comm.Barrier()
-            if comm.rank in (a, b):
-                start = MPI.Wtime()
-                exchange(comm, plan, x, ghost)
-                times.append(MPI.Wtime() - start)
-        local = np.array(times[2:] if comm.rank in (a, b) else [])
-        mine = comm.allgather(local)
-        slowest = np.maximum(mine[a], mine[b])
-        seconds.append(float(np.median(slowest)))
-    return seconds
+    setups = {}
+    if comm.rank in (a, b):
+        for size in sizes:
+            words = max(1, size // 8)
+            setups[size] = (_pair_plan(comm, a, b, words), np.ones(2 * words), np.empty(words))
+
+    def once(size):
+        if comm.rank not in (a, b):
+            return 0.0
+        plan, x, ghost = setups[size]
+        start = MPI.Wtime()
+        exchange(comm, plan, x, ghost)
+        return MPI.Wtime() - start
+
+    times = interleaved(comm, sizes, repetitions, once)
+    return [float(np.median(slowest)) for slowest in _slowest(comm, times)]
+
+
+def _slowest(comm, times):
+    """Per size, the largest time over the ranks of each repetition."""
+    flat = np.concatenate(times)
+    result = np.empty_like(flat)
+    comm.Allreduce(flat, result, op=MPI.MAX)
+    return np.split(result, np.cumsum([t.size for t in times])[:-1])
 
 
 def collective_times(comm, kind, sizes, repetitions):
     """Median over repetitions of the slowest rank's time of one collective of each size (bytes)."""
-    seconds = []
     n = comm.size
+    calls = {}
     for size in sizes:
         if kind == "allreduce":
             send, recv = np.ones(max(1, size // 8)), np.empty(max(1, size // 8))
-            call = lambda: comm.Allreduce(send, recv, op=MPI.SUM)  # noqa: E731
+            calls[size] = (lambda s=send, r=recv: comm.Allreduce(s, r, op=MPI.SUM))
         elif kind == "bcast":
             data = np.zeros(size, dtype=np.uint8)
-            call = lambda: comm.Bcast(data, root=0)  # noqa: E731
+            calls[size] = (lambda d=data: comm.Bcast(d, root=0))
         else:  # alltoallv: size bytes to every other rank, nothing to itself
             counts = np.full(n, size, dtype=np.int64)
             counts[comm.rank] = 0
             displs = np.concatenate([[0], np.cumsum(counts)[:-1]])
             send, recv = np.zeros(int(counts.sum()), dtype=np.uint8), np.empty(int(counts.sum()), dtype=np.uint8)
-            call = lambda: comm.Alltoallv([send, (counts, displs), MPI.BYTE],  # noqa: E731
-                                          [recv, (counts, displs), MPI.BYTE])
-        times = []
-        for rep in range(repetitions_for(size, repetitions) + 2):
-            comm.Barrier()
-            start = MPI.Wtime()
-            call()
-            times.append(MPI.Wtime() - start)
-        slowest = np.empty(len(times) - 2)
-        comm.Allreduce(np.array(times[2:]), slowest, op=MPI.MAX)
-        seconds.append(float(np.median(slowest)))
-    return seconds
+            calls[size] = (lambda s=send, r=recv, c=counts, d=displs:
+                           comm.Alltoallv([s, (c, d), MPI.BYTE], [r, (c, d), MPI.BYTE]))
+
+    def once(size):
+        start = MPI.Wtime()
+        calls[size]()
+        return MPI.Wtime() - start
+
+    times = interleaved(comm, sizes, repetitions, once)
+    return [float(np.median(slowest)) for slowest in _slowest(comm, times)]
 
 
 def predicted_collective(kind, n, size, alpha, beta, topology):
