@@ -6,8 +6,10 @@ a reduced size range and few repetitions so they take seconds.
 """
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -255,3 +257,23 @@ def test_bad_machine_file_is_refused_on_every_rank(tmp_path, bc2):
     assert "missing field 'beta'" in result.stderr
     result = mpi(2, "calibrate", "-o", tmp_path / "no" / "such" / "dir.json")
     assert result.returncode == 2 and result.stderr.count("partkit: error:") == 1
+
+
+@needs_mpi
+def test_benchmark_runs_end_to_end(tmp_path):
+    out, png, cal = tmp_path / "r.json", tmp_path / "r.png", tmp_path / "cal.png"
+    run = subprocess.run([sys.executable, str(Path(ROOT) / "benchmarks" / "cost_model.py"), "--grid", "40",
+                          "--ks", "2", "--iterations", "3", "--repetitions", "3", "--max-size", "65536",
+                          "--data", str(tmp_path), "--json", str(out), "--plot", str(png),
+                          "--calibration-plot", str(cal)],
+                         capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": ROOT})
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert [(r["matrix"], r["method"]) for r in result["rows"]] == \
+        [(m, method) for m in ("bcsstk13.mtx", "grid2d_40.mtx")
+         for method in ("block", "random", "spectral", "multilevel", "hypergraph")]
+    assert all(r["predicted_halo_s"] > 0 and r["measured_halo_s"] > 0 for r in result["rows"])
+    assert [c["name"] for c in result["checks"]][:2] == ["ping-pong 1 KB..16 MB within 1.5",
+                                                         "bcsstk13.mtx k=2 halo within 1.5"]
+    assert png.stat().st_size > 0 and cal.stat().st_size > 0
+    assert "ranking predicted:" in run.stdout and ("PASS" in run.stdout or "FAIL" in run.stdout)
