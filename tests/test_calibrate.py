@@ -216,6 +216,16 @@ def test_calibrate_writes_a_valid_machine_file_and_plot(tmp_path):
     assert set(machine["collectives"]) == {"allreduce", "bcast", "alltoallv"}
     assert Segments.from_list(machine["halo_segments"]).starts[0] == 0
     assert plot.stat().st_size > 0 and f"wrote {out} and {plot}" in printed
+    matrix = Path(ROOT) / "data" / "bcsstk13.mtx"
+    partfile = tmp_path / "bc.part"
+    write_partition(partfile, np.arange(2003) * 2 // 2003)
+    assert main(["estimate", str(matrix), str(partfile), "--machine", str(out)]) == 0
+    halo = Segments.from_list(machine["halo_segments"])
+    predicted = estimate(read_matrix(matrix), np.arange(2003) * 2 // 2003, alpha=machine["alpha"],
+                         beta=machine["beta"], topology="full", halo_segments=halo,
+                         segments=Segments.from_list(machine["pingpong_segments"]))
+    biggest = predicted.communication.words.max() * 8  # one message each way: the bigger one counts
+    assert predicted.halo_time == pytest.approx(float(halo.seconds(biggest)), rel=1e-12)
 
 
 @needs_mpi
