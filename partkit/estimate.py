@@ -48,6 +48,8 @@ class Estimate:
         Seconds per halo message on top of ``alpha``.
     halo_segments : partkit.machine.fit.Segments or None
         The piecewise model that timed the halo messages, when one did.
+    allreduce_overhead : float
+        Seconds per AllReduce call on top of its algorithm (in ``allreduce_time``).
     ports : int
         Ports actually usable (``min(requested, topology degree)``).
     topology : Topology
@@ -86,6 +88,7 @@ class Estimate:
     allreduces: int
     overhead: float = 0.0
     halo_segments: object = None
+    allreduce_overhead: float = 0.0
 
     @property
     def iteration_time(self) -> float:
@@ -109,6 +112,7 @@ class Estimate:
             "k": self.k, "alpha": self.alpha, "beta": self.beta, "overhead": self.overhead,
             "word_size": self.word_size,
             "halo_segments": None if self.halo_segments is None else self.halo_segments.to_list(),
+            "allreduce_overhead": self.allreduce_overhead,
             "ports": self.ports,
             "topology": {"name": self.topology.name, "nodes": self.topology.nodes,
                          "dims": list(self.topology.dims), "diameter": self.topology.diameter,
@@ -162,7 +166,7 @@ def halo_bound(comm: SpMVCommunication, alpha, beta, word_size=8, ports=1, overh
 
 def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", ports=1, word_size=8,
              allreduces=2, allreduce_words=1, overhead=0.0, segments=None, halo_segments=None,
-             name=None) -> Estimate:
+             allreduce_overhead=0.0, name=None) -> Estimate:
     """Predict the communication time of one CG iteration under a row partition.
 
     Parameters
@@ -201,6 +205,11 @@ def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", po
         Piecewise time of one halo message by its size, fitted to a
         measured halo exchange (a machine file's ``halo_segments``);
         replaces ``alpha + overhead + bytes / beta`` for halo messages.
+    allreduce_overhead : float, default 0
+        Seconds each AllReduce call takes beyond its algorithm's cost (a
+        machine file's ``allreduce_overhead``: the call and the reduction,
+        which a ping-pong does not show); added to the predicted time, not
+        to the network's lower bound.
     name : str, optional
         Used in error messages.
 
@@ -214,6 +223,8 @@ def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", po
         raise InputError(f"beta must be a positive bandwidth in bytes/s, got {beta}")
     if not (overhead >= 0 and np.isfinite(overhead)):
         raise InputError(f"overhead must be a non-negative number of seconds, got {overhead}")
+    if not (allreduce_overhead >= 0 and np.isfinite(allreduce_overhead)):
+        raise InputError(f"allreduce overhead must be a non-negative number of seconds, got {allreduce_overhead}")
     if not (word_size > 0 and np.isfinite(word_size)):
         raise InputError(f"word size must be a positive number of bytes, got {word_size}")
     if allreduces < 0 or allreduce_words < 0:
@@ -237,6 +248,8 @@ def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", po
                     topology=topo, communication=comm, halo_per_part=per_part,
                     halo_time=float(per_part.max(initial=0.0)),
                     halo_bound=halo_bound(comm, alpha, beta, word_size, p, overhead, halo_segments),
-                    allreduce=algorithm, allreduce_bytes=nbytes, allreduce_time=seconds,
+                    allreduce=algorithm, allreduce_bytes=nbytes,
+                    allreduce_time=seconds + (float(allreduce_overhead) if k > 1 else 0.0),
                     allreduce_bound=lower_bound("allreduce", k, nbytes, ar_alpha, ar_beta, p, topo),
-                    allreduces=int(allreduces), overhead=float(overhead), halo_segments=halo_segments)
+                    allreduces=int(allreduces), overhead=float(overhead), halo_segments=halo_segments,
+                    allreduce_overhead=float(allreduce_overhead))

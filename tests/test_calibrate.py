@@ -81,6 +81,7 @@ def test_piecewise_fit_finds_a_protocol_switch():
     ({"alpha": "1e-6", "beta": 1e9}, "'alpha' must be a finite number"),
     ({"alpha": True, "beta": 1e9}, "'alpha' must be a finite number"),
     ({"alpha": 1e-6, "beta": 1e9, "overhead": -1e-6}, "'overhead' must be non-negative"),
+    ({"alpha": 1e-6, "beta": 1e9, "allreduce_overhead": float("nan")}, "'allreduce_overhead' must be a finite"),
     ({"alpha": 1e-6, "beta": 1e9, "topology": "hypercube"}, "topology 'hypercube'"),
     ({"alpha": 1e-6, "beta": 1e9, "ports": 0}, "'ports' must be a positive integer"),
     ({"alpha": 1e-6, "beta": 1e9, "halo_segments": [{"from": 8, "alpha": 1e-6, "beta": 1e9}]},
@@ -287,3 +288,14 @@ def test_benchmark_runs_end_to_end(tmp_path):
                                                          "bcsstk13.mtx k=2 halo within 1.5"]
     assert png.stat().st_size > 0 and cal.stat().st_size > 0
     assert "ranking predicted:" in run.stdout and ("PASS" in run.stdout or "FAIL" in run.stdout)
+
+
+def test_allreduce_overhead_is_charged_per_call():
+    a, part = _example()
+    base = estimate(a, part, alpha=1e-6, beta=1e9)
+    more = estimate(a, part, alpha=1e-6, beta=1e9, allreduce_overhead=2e-6)
+    assert more.allreduce_time - base.allreduce_time == pytest.approx(2e-6)
+    assert more.iteration_time - base.iteration_time == pytest.approx(2 * 2e-6)
+    assert more.allreduce_bound.total == base.allreduce_bound.total and more.halo_time == base.halo_time
+    with pytest.raises(InputError):
+        estimate(a, part, allreduce_overhead=-1.0)

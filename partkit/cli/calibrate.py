@@ -99,5 +99,7 @@ def format_calibration(machine):
                            if s in (8, 1024, 65536, 2**20, 16 * 2**20))
         lines.append(f"{kind}: predicted/measured {ratios}")
     lines.append(f"machine: alpha={machine['alpha']:.3g} s, beta={machine['beta']:.3g} B/s, "
-                 f"overhead={machine['overhead']:.3g} s, topology {machine['topology']}, ports {machine['ports']}")
+                 f"overhead={machine['overhead']:.3g} s, allreduce overhead="
+                 f"{machine.get('allreduce_overhead', 0.0):.3g} s, topology {machine['topology']}, "
+                 f"ports {machine['ports']}")
     return "\n".join(lines)

@@ -68,7 +68,7 @@ def load_model(path, ncommon=None, model="graph"):
 
 
 #: Machine parameters when neither --machine nor the option is given.
-DEFAULTS = {"alpha": 2e-6, "beta": 1e10, "topology": "ring", "ports": 1, "overhead": 0.0,
+DEFAULTS = {"alpha": 2e-6, "beta": 1e10, "topology": "ring", "ports": 1, "overhead": 0.0, "allreduce_overhead": 0.0,
             "pingpong_segments": None, "halo_segments": None}
 
 
@@ -108,7 +108,8 @@ def estimate_from_args(model, part, k, args, name):
     m = machine_parameters(args)
     return estimate(model, part, k, alpha=m["alpha"], beta=m["beta"], topology=m["topology"],
                     ports=m["ports"], word_size=args.word_size, allreduces=args.allreduces,
-                    overhead=m["overhead"], segments=m["pingpong_segments"],
+                    overhead=m["overhead"], allreduce_overhead=m["allreduce_overhead"],
+                    segments=m["pingpong_segments"],
                     halo_segments=m["halo_segments"], name=name)
 
 
@@ -165,6 +166,8 @@ def format_machine(result):
     if result.halo_segments is not None:
         count = len(result.halo_segments.starts)
         overhead = f", halo messages by the machine's {count}-segment fit"
+    if result.allreduce_overhead:
+        overhead += f", allreduce overhead={result.allreduce_overhead:g} s/call"
     return (f"model: alpha={result.alpha:g} s, beta={result.beta:g} B/s{overhead}, word={result.word_size:g} B, "
             f"topology {topo.name} {dims}(diameter {topo.diameter}, degree {topo.degree}, "
             f"bisection {topo.bisection_links} links), ports used {result.ports}")

@@ -20,7 +20,9 @@
   show. ``overhead`` is its small-message ``alpha`` beyond the ping-pong's.
 * **Collectives** on all ranks: Allreduce, Bcast and Alltoallv (the same
   bytes to every other rank), median over repetitions of the slowest rank,
-  next to what the model predicts with the fitted alpha and beta.
+  next to what the model predicts with the fitted alpha and beta. What
+  the smallest AllReduce takes beyond the model is ``allreduce_overhead``
+  (the call and the reduction, per AllReduce).
 
 The machine's ``alpha`` and ``beta`` are those of the outermost level (the
 slowest pair), a conservative value for partitions whose ranks span it.
@@ -256,6 +258,9 @@ def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collecti
                          for s in sizes]
             machine["collectives"][kind] = {"sizes": sizes, "seconds": measured, "predicted": predicted,
                                             "ratios": [p / m for p, m in zip(predicted, measured)]}
+        # the smallest AllReduce (the dot products of CG are 8 bytes): what the call costs beyond its algorithm
+        small = machine["collectives"]["allreduce"]
+        machine["allreduce_overhead"] = max(0.0, small["seconds"][0] - small["predicted"][0])
     return machine
 
 
