@@ -171,12 +171,16 @@ def _worst(fit_seconds, seconds):
 
 
 def fit_segments(sizes, seconds, max_segments=3, min_points=2, good_enough=1.2) -> Segments:
-    """The piecewise fit with the fewest segments (up to ``max_segments``) whose worst factor is ``<= good_enough``.
+    """A piecewise fit: the fewest segments (up to ``max_segments``) that predict every timing within ``good_enough``.
 
     Each segment is :func:`fit_alpha_beta` on at least ``min_points``
-    consecutive sizes; breakpoints are measured sizes, tried exhaustively.
-    If no split reaches ``good_enough`` the split with the smallest worst
-    factor is kept.
+    consecutive sizes; breakpoints are measured sizes, tried exhaustively,
+    and for each number of segments the split with the smallest mean
+    squared log ratio (predicted over measured) is kept: the split that
+    fits the curve's shape, which one noisy timing does not decide (a
+    minimax choice would follow it). If no number of segments gets every
+    timing within ``good_enough``, the best split with ``max_segments``
+    segments is returned.
     """
     sizes = np.asarray(sizes, dtype=float)
     seconds = np.asarray(seconds, dtype=float)
@@ -185,15 +189,19 @@ def fit_segments(sizes, seconds, max_segments=3, min_points=2, good_enough=1.2) 
     n = sizes.size
     best = None
     for count in range(1, max_segments + 1):
+        best_here = None
         for cuts in _cut_choices(n, count, min_points):
             bounds = (0, *cuts, n)
             fits = [fit_alpha_beta(sizes[a:b], seconds[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
             segments = Segments((0, *(int(sizes[c]) for c in cuts)), tuple(f.alpha for f in fits),
                                 tuple(min(f.beta, UNBOUNDED) for f in fits))
-            worst = _worst(segments.seconds(sizes), seconds)
-            if best is None or worst < best[0] - 1e-12:
-                best = (worst, segments)
-        if best[0] <= good_enough:
+            score = float(np.mean(np.log(segments.seconds(sizes) / seconds) ** 2))
+            if best_here is None or score < best_here[0] - 1e-15:
+                best_here = (score, segments)
+        if best_here is None:
+            break
+        best = best_here
+        if _worst(best[1].seconds(sizes), seconds) <= good_enough:
             break
     return best[1]
 
