@@ -47,8 +47,8 @@ def sizes_between(low, high):
 
 
 def repetitions_for(size, repetitions):
-    """Fewer repetitions for big messages: ``repetitions`` up to 64 KB, then down to 10 at 16 MB."""
-    return max(min(10, repetitions), min(repetitions, repetitions * 65536 // max(size, 1)))
+    """Fewer repetitions for big messages: ``repetitions`` up to 64 KB, then fewer, at least 20."""
+    return max(min(20, repetitions), min(repetitions, repetitions * 65536 // max(size, 1)))
 
 
 def placement(comm):
@@ -90,19 +90,23 @@ def placement(comm):
 def interleaved(comm, sizes, repetitions, once):
     """Time ``once(size)`` for every size, the sizes taken in turn, each after a barrier; seconds per size.
 
-    Round ``r`` times every size that still has repetitions left
-    (:func:`repetitions_for`; the first two rounds are warm-ups), so a burst
-    of load on a shared machine spreads over the sizes instead of bending
-    the curve at one of them. ``once`` returns this rank's seconds.
+    A size with ``c`` repetitions (:func:`repetitions_for`, plus two
+    warm-ups that are not kept) runs in ``c`` rounds spread evenly over all
+    the rounds, so a burst of load on a shared machine spreads over the
+    sizes instead of bending the curve at some of them. ``once`` returns
+    this rank's seconds.
     """
     counts = [repetitions_for(size, repetitions) + 2 for size in sizes]
+    rounds = max(counts)
     times = [[] for _ in sizes]
-    for rep in range(max(counts)):
+    done = [0] * len(sizes)
+    for r in range(rounds):
         for i, size in enumerate(sizes):
-            if rep < counts[i]:
+            if (r + 1) * counts[i] // rounds > r * counts[i] // rounds:  # due in this round
                 comm.Barrier()
                 seconds = once(size)
-                if rep >= 2:
+                done[i] += 1
+                if done[i] > 2:
                     times[i].append(seconds)
     return [np.array(t) for t in times]
 
