@@ -263,8 +263,10 @@ def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collecti
             machine["collectives"][kind] = {"sizes": sizes, "seconds": measured, "predicted": predicted,
                                             "ratios": [p / m for p, m in zip(predicted, measured)]}
         # the smallest AllReduce (the dot products of CG are 8 bytes): what the call costs beyond its algorithm
+        # (the median over the sizes up to 1 KB, all latency-bound: one noisy size does not decide it)
         small = machine["collectives"]["allreduce"]
-        machine["allreduce_overhead"] = max(0.0, small["seconds"][0] - small["predicted"][0])
+        extra = [t - p for size, t, p in zip(sizes, small["seconds"], small["predicted"]) if size <= 1024]
+        machine["allreduce_overhead"] = max(0.0, float(np.median(extra or [small["seconds"][0] - small["predicted"][0]])))
     return machine
 
 
