@@ -5,7 +5,10 @@ exchange sends exactly what :func:`partkit.hypergraph.spmv_communication`
 counts, and (by default) two AllReduces of one word (the dot products).
 In the alpha-beta model (:mod:`partkit.collectives`) a message of ``w``
 words takes ``alpha + w * word_size / beta`` seconds, ``beta`` being a
-bandwidth in bytes per second.
+bandwidth in bytes per second. A halo message also costs ``overhead``
+seconds (default 0): what a rank spends on each message of a halo exchange
+beyond a ping-pong's ``alpha`` (posting a non-blocking send or receive,
+packing, completing it), which ``partkit calibrate`` measures.
 
 Halo exchange: every part sends its messages and receives its messages;
 with ``p`` usable ports (``min(ports, topology degree)``) a side takes the
@@ -41,6 +44,12 @@ class Estimate:
     ----------
     k : int
     alpha, beta, word_size : float
+    overhead : float
+        Seconds per halo message on top of ``alpha``.
+    halo_segments : partkit.machine.fit.Segments or None
+        The piecewise model that timed the halo messages, when one did.
+    allreduce_overhead : float
+        Seconds per AllReduce call on top of its algorithm (in ``allreduce_time``).
     ports : int
         Ports actually usable (``min(requested, topology degree)``).
     topology : Topology
@@ -77,6 +86,9 @@ class Estimate:
     allreduce_time: float
     allreduce_bound: Bound
     allreduces: int
+    overhead: float = 0.0
+    halo_segments: object = None
+    allreduce_overhead: float = 0.0
 
     @property
     def iteration_time(self) -> float:
@@ -97,7 +109,10 @@ class Estimate:
         """Every number of the estimate (JSON-serialisable)."""
         slowest = int(np.argmax(self.halo_per_part)) if self.k else 0
         return {
-            "k": self.k, "alpha": self.alpha, "beta": self.beta, "word_size": self.word_size,
+            "k": self.k, "alpha": self.alpha, "beta": self.beta, "overhead": self.overhead,
+            "word_size": self.word_size,
+            "halo_segments": None if self.halo_segments is None else self.halo_segments.to_list(),
+            "allreduce_overhead": self.allreduce_overhead,
             "ports": self.ports,
             "topology": {"name": self.topology.name, "nodes": self.topology.nodes,
                          "dims": list(self.topology.dims), "diameter": self.topology.diameter,
@@ -117,9 +132,23 @@ class Estimate:
         }
 
 
-def halo_times(comm: SpMVCommunication, alpha, beta, word_size=8, ports=1) -> np.ndarray:
+def message_seconds(comm: SpMVCommunication, alpha, beta, word_size=8, overhead=0.0, segments=None):
+    """Seconds of every halo message: ``alpha + overhead + bytes / beta``, or by the piecewise ``segments``.
+
+    ``segments`` (:class:`partkit.machine.fit.Segments`, from a machine
+    file's ``halo_segments``) replaces all three: it was fitted to the
+    measured halo exchange, overhead included.
+    """
+    nbytes = comm.words * word_size
+    if segments is not None:
+        return segments.seconds(nbytes)
+    return alpha + overhead + nbytes / beta
+
+
+def halo_times(comm: SpMVCommunication, alpha, beta, word_size=8, ports=1, overhead=0.0,
+               segments=None) -> np.ndarray:
     """Halo-exchange time of every part (see the module notes), shape ``(k,)``."""
-    seconds = alpha + comm.words * (word_size / beta)
+    seconds = message_seconds(comm, alpha, beta, word_size, overhead, segments)
     result = np.zeros(comm.k)
     for ends in (comm.src, comm.dst):
         total = np.bincount(ends, weights=seconds, minlength=comm.k)
@@ -129,14 +158,15 @@ def halo_times(comm: SpMVCommunication, alpha, beta, word_size=8, ports=1) -> np
     return result
 
 
-def halo_bound(comm: SpMVCommunication, alpha, beta, word_size=8, ports=1) -> float:
-    """Halo time if the total messages and words were spread evenly over the ``k`` parts."""
-    total = comm.total_messages * alpha + comm.total_words * word_size / beta
+def halo_bound(comm: SpMVCommunication, alpha, beta, word_size=8, ports=1, overhead=0.0, segments=None) -> float:
+    """Halo time if the total message time (``messages * alpha + bytes / beta``) were spread evenly over the parts."""
+    total = float(np.sum(message_seconds(comm, alpha, beta, word_size, overhead, segments)))
     return total / (comm.k * ports)
 
 
 def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", ports=1, word_size=8,
-             allreduces=2, allreduce_words=1, name=None) -> Estimate:
+             allreduces=2, allreduce_words=1, overhead=0.0, segments=None, halo_segments=None,
+             allreduce_overhead=0.0, name=None) -> Estimate:
     """Predict the communication time of one CG iteration under a row partition.
 
     Parameters
@@ -164,6 +194,23 @@ def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", po
         AllReduces per iteration (the two dot products of CG).
     allreduce_words : int, default 1
         Words per AllReduce.
+    overhead : float, default 0
+        Seconds per halo message beyond ``alpha`` (a machine file's
+        ``overhead``, measured by ``partkit calibrate``).
+    segments : partkit.machine.fit.Segments, optional
+        Piecewise alpha-beta of a message by its size (a machine file's
+        ``pingpong_segments``): the AllReduce takes the ``alpha`` and
+        ``beta`` of its message size from it, and halo messages too unless
+        ``halo_segments`` is given.
+    halo_segments : partkit.machine.fit.Segments, optional
+        Piecewise time of one halo message by its size, fitted to a
+        measured halo exchange (a machine file's ``halo_segments``);
+        replaces ``alpha + overhead + bytes / beta`` for halo messages.
+    allreduce_overhead : float, default 0
+        Seconds each AllReduce call takes beyond its algorithm's cost (a
+        machine file's ``allreduce_overhead``: the call and the reduction,
+        which a ping-pong does not show); added to the predicted time, not
+        to the network's lower bound.
     name : str, optional
         Used in error messages.
 
@@ -175,6 +222,10 @@ def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", po
         raise InputError(f"alpha must be a non-negative latency in seconds, got {alpha}")
     if not (beta > 0 and np.isfinite(beta)):
         raise InputError(f"beta must be a positive bandwidth in bytes/s, got {beta}")
+    if not (overhead >= 0 and np.isfinite(overhead)):
+        raise InputError(f"overhead must be a non-negative number of seconds, got {overhead}")
+    if not (allreduce_overhead >= 0 and np.isfinite(allreduce_overhead)):
+        raise InputError(f"allreduce overhead must be a non-negative number of seconds, got {allreduce_overhead}")
     if not (word_size > 0 and np.isfinite(word_size)):
         raise InputError(f"word size must be a positive number of bytes, got {word_size}")
     if allreduces < 0 or allreduce_words < 0:
@@ -185,13 +236,21 @@ def estimate(matrix, part, k=None, *, alpha=2e-6, beta=1e10, topology="ring", po
     if topo.nodes != k:
         raise InputError(f"topology {topo.name} has {topo.nodes} nodes for k={k} parts")
     p = effective_ports(ports, topo)
-    per_part = halo_times(comm, alpha, beta, word_size, p)
+    if halo_segments is None and segments is not None:
+        starts, alphas, betas = segments.starts, segments.alphas, segments.betas
+        halo_segments = type(segments)(starts, tuple(a + overhead for a in alphas), betas)
+    per_part = halo_times(comm, alpha, beta, word_size, p, overhead, halo_segments)
     nbytes = int(np.ceil(allreduce_words * word_size))
-    algorithm, seconds = best_allreduce(k, nbytes, alpha, beta, p, topo)
+    ar_alpha, ar_beta = alpha, beta
+    if segments is not None:  # the AllReduce's own message size picks its segment
+        ar_alpha, ar_beta = (float(v) for v in segments.params(nbytes))
+    algorithm, seconds = best_allreduce(k, nbytes, ar_alpha, ar_beta, p, topo)
     return Estimate(k=k, alpha=float(alpha), beta=float(beta), word_size=float(word_size), ports=p,
                     topology=topo, communication=comm, halo_per_part=per_part,
                     halo_time=float(per_part.max(initial=0.0)),
-                    halo_bound=halo_bound(comm, alpha, beta, word_size, p),
-                    allreduce=algorithm, allreduce_bytes=nbytes, allreduce_time=seconds,
-                    allreduce_bound=lower_bound("allreduce", k, nbytes, alpha, beta, p, topo),
-                    allreduces=int(allreduces))
+                    halo_bound=halo_bound(comm, alpha, beta, word_size, p, overhead, halo_segments),
+                    allreduce=algorithm, allreduce_bytes=nbytes,
+                    allreduce_time=seconds + (float(allreduce_overhead) if k > 1 else 0.0),
+                    allreduce_bound=lower_bound("allreduce", k, nbytes, ar_alpha, ar_beta, p, topo),
+                    allreduces=int(allreduces), overhead=float(overhead), halo_segments=halo_segments,
+                    allreduce_overhead=float(allreduce_overhead))

@@ -33,6 +33,8 @@ COMMANDS = [
     "partkit.cli.estimate",
     "partkit.cli.map",
     "partkit.cli.compare",
+    "partkit.cli.calibrate",
+    "partkit.cli.measure",
     "partkit.cli.generate",
     "partkit.cli.plot",
     "partkit.cli.balance",

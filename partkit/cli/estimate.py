@@ -17,17 +17,21 @@ def add_model_arguments(parser):
     """The alpha-beta machine parameters shared by ``estimate`` and ``compare``."""
     from partkit.collectives import TOPOLOGIES
 
-    parser.add_argument("--alpha", type=real(0), default=2e-6,
+    parser.add_argument("--machine", metavar="FILE",
+                        help="machine file written by partkit calibrate (alpha, beta and, when it holds "
+                             "them, topology, ports and per-message overhead); not with --alpha/--beta")
+    parser.add_argument("--alpha", type=real(0),
                         help="message latency in seconds (default 2e-6)")
-    parser.add_argument("--beta", type=real(0), default=1e10,
+    parser.add_argument("--beta", type=real(0),
                         help="link bandwidth in bytes per second (default 1e10 = 10 GB/s)")
     parser.add_argument("--word-size", type=real(0), default=8.0, metavar="BYTES",
                         help="bytes per vector entry (default 8, float64)")
-    parser.add_argument("--topology", choices=TOPOLOGIES, default="ring",
-                        help="interconnect of the k processes (default ring); tori use the most "
-                             "nearly square/cubic factorisation of k")
-    parser.add_argument("--ports", type=integer(1, 1024), default=1,
-                        help="ports per node in the k-port model (default 1; capped by the topology degree)")
+    parser.add_argument("--topology", choices=TOPOLOGIES,
+                        help="interconnect of the k processes (default ring, or the machine file's); tori "
+                             "use the most nearly square/cubic factorisation of k")
+    parser.add_argument("--ports", type=integer(1, 1024),
+                        help="ports per node in the k-port model (default 1, or the machine file's; capped "
+                             "by the topology degree)")
     parser.add_argument("--allreduces", type=integer(0, 10**6), default=2,
                         help="AllReduces of one word per CG iteration (default 2: the dot products)")
     parser.add_argument("--ncommon", type=integer(1), metavar="N",
@@ -67,12 +71,50 @@ def load_model(path, ncommon=None, model="graph"):
     return graph, f"n={graph.n} m={graph.m} (column-net model of adjacency + I)"
 
 
+#: Machine parameters when neither --machine nor the option is given.
+DEFAULTS = {"alpha": 2e-6, "beta": 1e10, "topology": "ring", "ports": 1, "overhead": 0.0, "allreduce_overhead": 0.0,
+            "pingpong_segments": None, "halo_segments": None}
+
+
+def machine_parameters(args) -> dict:
+    """alpha, beta, topology, ports and overhead from ``--machine`` or the options (else the defaults).
+
+    ``--machine`` with ``--alpha`` or ``--beta`` is refused (which one would
+    count is not clear); ``--topology`` and ``--ports`` given on the command
+    line override the machine file's.
+    """
+    from partkit.errors import InputError
+
+    values = dict(DEFAULTS, source=None)
+    if getattr(args, "machine", None) is not None:
+        both = [flag for flag in ("alpha", "beta") if getattr(args, flag) is not None]
+        if both:
+            raise InputError(f"give --machine or --{both[0]}, not both (the machine file holds alpha and beta)")
+        from partkit.machine import load_machine
+
+        from partkit.machine.fit import Segments
+
+        machine = load_machine(args.machine)
+        values.update({key: machine[key] for key in DEFAULTS if key in machine}, source=args.machine)
+        for key in ("pingpong_segments", "halo_segments"):
+            if values[key] is not None:
+                values[key] = Segments.from_list(values[key], f"{args.machine}: {key}")
+    for key in ("alpha", "beta", "topology", "ports"):
+        if getattr(args, key, None) is not None:
+            values[key] = getattr(args, key)
+    return values
+
+
 def estimate_from_args(model, part, k, args, name):
     """Run :func:`partkit.estimate.estimate` with the machine parameters of ``args``."""
     from partkit.estimate import estimate
 
-    return estimate(model, part, k, alpha=args.alpha, beta=args.beta, topology=args.topology,
-                    ports=args.ports, word_size=args.word_size, allreduces=args.allreduces, name=name)
+    m = machine_parameters(args)
+    return estimate(model, part, k, alpha=m["alpha"], beta=m["beta"], topology=m["topology"],
+                    ports=m["ports"], word_size=args.word_size, allreduces=args.allreduces,
+                    overhead=m["overhead"], allreduce_overhead=m["allreduce_overhead"],
+                    segments=m["pingpong_segments"],
+                    halo_segments=m["halo_segments"], name=name)
 
 
 def register(subparsers):
@@ -124,7 +166,13 @@ def format_machine(result):
     """One line with the machine parameters of an estimate."""
     topo = result.topology
     dims = "x".join(map(str, topo.dims)) + " " if topo.dims else ""
-    return (f"model: alpha={result.alpha:g} s, beta={result.beta:g} B/s, word={result.word_size:g} B, "
+    overhead = f", overhead={result.overhead:g} s/message" if result.overhead else ""
+    if result.halo_segments is not None:
+        count = len(result.halo_segments.starts)
+        overhead = f", halo messages by the machine's {count}-segment fit"
+    if result.allreduce_overhead:
+        overhead += f", allreduce overhead={result.allreduce_overhead:g} s/call"
+    return (f"model: alpha={result.alpha:g} s, beta={result.beta:g} B/s{overhead}, word={result.word_size:g} B, "
             f"topology {topo.name} {dims}(diameter {topo.diameter}, degree {topo.degree}, "
             f"bisection {topo.bisection_links} links), ports used {result.ports}")
 

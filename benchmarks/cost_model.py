@@ -1,0 +1,232 @@
+"""The cost model against the machine: calibrate, then predicted against measured halo and AllReduce times.
+
+1. ``mpiexec -n 2 partkit calibrate`` (8 B .. 16 MB) writes the machine file
+   and its plot; the fitted ping-pong model (``pingpong_segments``, what the
+   estimate uses) must predict every ping-pong from 1 KB to 16 MB within a
+   factor 1.5.
+2. For each matrix (data/bcsstk13.mtx, and a 2D 5-point Laplacian on a
+   ``--grid`` x ``--grid`` mesh, 512 by default, whose halo messages run from a
+   few KB (a geometric cut) to about 1 MB (a random partition)), the five
+   partitions at k = 2: block, random (each row to a uniformly random part,
+   seeded), spectral, multilevel (graph model) and hypergraph (column-net
+   model); ``mpiexec -n 2 partkit measure --machine ... --iterations 50``.
+   Targets: every partition's predicted/measured halo time within a factor
+   1.5, and the predicted ranking of the partitions (by halo time) the
+   measured ranking, two partitions whose measured times are within the
+   noise (``--tie``, 15 % by default, or overlapping interquartile ranges)
+   counting as tied.
+3. The same at k = 4 on 4 ranks, reported only: on a machine with fewer than
+   4 free cores the ranks are oversubscribed (and launched with
+   ``MPIR_CVAR_ENABLE_HEAVY_YIELD``), which the 2-rank calibration does not
+   describe.
+
+Everything goes to one JSON (``--json``) and a plot of predicted against
+measured halo time (``--plot``). Run it on a quiet machine::
+
+    python benchmarks/cost_model.py --json cost_model.json --plot docs/img/cost_model_measured.png \\
+        --calibration-plot docs/img/calibration.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from partkit.distributed.launch import OVERSUBSCRIBED_ENVIRONMENT, mpiexec  # noqa: E402
+
+METHODS = ("block", "random", "spectral", "multilevel", "hypergraph")
+TARGET = 1.5
+
+
+def environment(ranks, yield_mode):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    heavy = yield_mode == "on" or (yield_mode == "auto" and ranks > (os.cpu_count() or 1))
+    if heavy:
+        env.update(OVERSUBSCRIBED_ENVIRONMENT)
+    return env, heavy
+
+
+def partkit(args, ranks=None, yield_mode="auto"):
+    """Run the CLI (under mpiexec with ``ranks``); stdout. Fails loudly."""
+    command = [sys.executable, "-m", "partkit", *map(str, args)]
+    env, _ = environment(ranks or 1, yield_mode)
+    if ranks:
+        command = [mpiexec(), "-n", str(ranks), *command]
+    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"failed ({result.returncode}): {' '.join(command)}\n{result.stderr[-2000:]}")
+    return result.stdout
+
+
+def grid_matrix(path, side):
+    """The 5-point Laplacian of a side x side mesh, as Matrix Market."""
+    import scipy.io
+    import scipy.sparse as sp
+
+    if not path.exists():
+        eye = sp.identity(side)
+        line = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(side, side))
+        scipy.io.mmwrite(str(path), (sp.kron(eye, line) + sp.kron(line, eye)).tocsr(), symmetry="symmetric")
+    return path
+
+
+def make_partition(matrix, method, k, out, seed):
+    """Write the partition of ``method`` to ``out``."""
+    if method == "random":
+        from partkit.io import read_matrix, write_partition
+
+        n = read_matrix(matrix).shape[0]
+        write_partition(out, np.random.default_rng(seed).integers(0, k, n))
+    elif method == "hypergraph":
+        partkit(["partition", matrix, "-k", k, "--model", "hypergraph", "--seed", seed, "-o", out, "--quiet"])
+    else:
+        partkit(["partition", matrix, "-k", k, "--method", method, "--seed", seed, "-o", out, "--quiet"])
+
+
+def ranking_agreement(rows, tie):
+    """Pairs ordered one way by the prediction and the other by the measurement, beyond the noise."""
+    discordant = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            ma, mb = a["measured_halo_s"], b["measured_halo_s"]
+            qa, qb = a["measured_halo_quartiles_s"], b["measured_halo_quartiles_s"]
+            tied = abs(ma - mb) <= tie * max(ma, mb) or (qa[0] <= qb[1] and qb[0] <= qa[1])
+            pa, pb = a["predicted_halo_s"], b["predicted_halo_s"]
+            if not tied and (pa - pb) * (ma - mb) < 0:
+                discordant.append([a["method"], b["method"]])
+    return discordant
+
+
+def plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 6), dpi=100)
+    markers = dict(zip(METHODS, "osD^v"))
+    matrices = sorted({r["matrix"] for r in rows})
+    for r in rows:
+        colour = f"C{matrices.index(r['matrix'])}"
+        face = colour if r["k"] == 2 else "none"
+        ax.loglog(r["measured_halo_s"], r["predicted_halo_s"], markers[r["method"]], color=colour, mfc=face, ms=8)
+    span = [min(min(r["measured_halo_s"], r["predicted_halo_s"]) for r in rows) / 2,
+            max(max(r["measured_halo_s"], r["predicted_halo_s"]) for r in rows) * 2]
+    ax.loglog(span, span, "k-", lw=0.8, label="predicted = measured")
+    ax.loglog(span, [s * TARGET for s in span], "k:", lw=0.8, label=f"factor {TARGET}")
+    ax.loglog(span, [s / TARGET for s in span], "k:", lw=0.8)
+    for method, marker in markers.items():
+        ax.plot([], [], marker, color="grey", label=method)
+    for i, name in enumerate(matrices):
+        ax.plot([], [], "s", color=f"C{i}", label=name)
+    ax.plot([], [], "o", color="grey", mfc="none", label="k = 4 (oversubscribed, not judged)")
+    ax.set_xlabel("measured halo exchange per CG iteration (s)")
+    ax.set_ylabel("predicted (partkit estimate --machine) (s)")
+    ax.set_title("SpMV halo exchange: predicted against measured")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--matrices", nargs="*", help="Matrix Market files (default data/bcsstk13.mtx and the grid)")
+    parser.add_argument("--grid", type=int, default=512, help="side of the generated 2D mesh (default 512)")
+    parser.add_argument("--iterations", type=int, default=50)
+    parser.add_argument("--repetitions", type=int, default=50, help="calibrate's repetitions per size")
+    parser.add_argument("--max-size", type=int, default=16 * 2**20, help="calibrate's largest message")
+    parser.add_argument("--ks", default="2,4", help="part counts (default 2,4; k > 2 is reported, not judged)")
+    parser.add_argument("--tie", type=float, default=0.15, help="relative difference counted as a tie")
+    parser.add_argument("--yield", dest="yield_mode", choices=["auto", "on", "off"], default="auto",
+                        help="MPIR_CVAR_ENABLE_HEAVY_YIELD: on when ranks exceed the cores (auto), or always/never")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", default="/tmp/partkit-bench-data", help="where generated files go")
+    parser.add_argument("--json", help="write all results to this file")
+    parser.add_argument("--plot", help="predicted against measured halo time (PNG)")
+    parser.add_argument("--calibration-plot", help="calibrate's measured against fitted plot (PNG)")
+    args = parser.parse_args(argv)
+    data = Path(args.data)
+    data.mkdir(parents=True, exist_ok=True)
+    machine_path = data / "machine.json"
+
+    calibrate = ["calibrate", "-o", machine_path, "--repetitions", args.repetitions, "--max-size", args.max_size]
+    if args.calibration_plot:
+        calibrate += ["--plot", args.calibration_plot]
+    print(f"calibrating on 2 ranks ({'heavy yield' if environment(2, args.yield_mode)[1] else 'spinning'}) ...",
+          flush=True)
+    partkit(calibrate, ranks=2, yield_mode=args.yield_mode)
+    machine = json.loads(machine_path.read_text())
+    pp = machine["pingpong"]
+    ratios = {s: p / t for s, p, t in zip(pp["sizes"], pp["predicted"], pp["seconds"]) if s >= 1024}
+    worst = max((max(r, 1 / r) for r in ratios.values()), default=1.0)
+    print(f"machine: alpha={machine['alpha']:.3g} s, beta={machine['beta']:.3g} B/s (straight fit), "
+          f"overhead={machine['overhead']:.3g} s, {len(machine['pingpong_segments'])} ping-pong and "
+          f"{len(machine['halo_segments'])} halo segments")
+    print("ping-pong predicted/measured: " + ", ".join(f"{s}B {r:.2f}" for s, r in ratios.items()
+                                                       if s in (1024, 8192, 65536, 2**20, 16 * 2**20)))
+    checks = [("ping-pong 1 KB..16 MB within 1.5", worst <= TARGET, f"worst factor {worst:.2f}")]
+
+    matrices = [Path(m) for m in args.matrices] if args.matrices else \
+        [ROOT / "data" / "bcsstk13.mtx", grid_matrix(data / f"grid2d_{args.grid}.mtx", args.grid)]
+    rows = []
+    for matrix in matrices:
+        for k in (int(k) for k in args.ks.split(",")):
+            judged = k == 2
+            _, heavy = environment(k, args.yield_mode)
+            print(f"\n{matrix.name} k={k} on {k} ranks{'' if judged else ' (oversubscribed: reported, not judged)'}"
+                  f"{' heavy yield' if heavy else ''}")
+            print(f"  {'method':<12}{'words':>9}{'max msg B':>11}{'measured':>13}{'predicted':>13}{'ratio':>7}"
+                  f"{'allreduce meas':>16}{'pred':>11}")
+            group = []
+            for method in METHODS:
+                out = data / f"{matrix.stem}.{method}.{k}"
+                make_partition(matrix, method, k, out, args.seed)
+                result = json.loads(partkit(["measure", matrix, out, "--machine", machine_path, "--iterations",
+                                             args.iterations, "--json"], ranks=k, yield_mode=args.yield_mode))
+                est = result["estimate"]
+                row = {"matrix": matrix.name, "k": k, "method": method, "judged": judged,
+                       "heavy_yield": heavy, "words": est["total_words"],
+                       "max_message_bytes": int(est["max_send_words"] * est["word_size"]),
+                       **{key: result[key] for key in result if key.startswith(("measured", "predicted"))},
+                       "halo_ratio": result["halo_ratio"], "allreduce_ratio": result["allreduce_ratio"]}
+                group.append(row)
+                print(f"  {method:<12}{row['words']:>9}{row['max_message_bytes']:>11}"
+                      f"{row['measured_halo_s'] * 1e6:>10.1f} us{row['predicted_halo_s'] * 1e6:>10.1f} us"
+                      f"{row['halo_ratio']:>7.2f}{row['measured_allreduce_s'] * 1e6:>13.1f} us"
+                      f"{row['predicted_allreduce_s'] * 1e6:>8.1f} us", flush=True)
+            predicted_order = [r["method"] for r in sorted(group, key=lambda r: r["predicted_halo_s"])]
+            measured_order = [r["method"] for r in sorted(group, key=lambda r: r["measured_halo_s"])]
+            discordant = ranking_agreement(group, args.tie)
+            print(f"  ranking predicted: {' < '.join(predicted_order)}")
+            print(f"  ranking measured:  {' < '.join(measured_order)}"
+                  f"  (discordant beyond noise: {discordant or 'none'})")
+            if judged:
+                bad = [r["method"] for r in group if max(r["halo_ratio"], 1 / r["halo_ratio"]) > TARGET]
+                checks.append((f"{matrix.name} k={k} halo within 1.5", not bad,
+                               f"outside: {bad or 'none'}"))
+                checks.append((f"{matrix.name} k={k} ranking", not discordant, f"discordant: {discordant or 'none'}"))
+            rows += group
+    print()
+    for name, ok, detail in checks:
+        print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}")
+    if args.plot:
+        plot(rows, args.plot)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"machine": machine, "rows": rows,
+                                               "checks": [{"name": n, "pass": ok, "detail": d}
+                                                          for n, ok, d in checks]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,309 @@
+"""Measuring the machine under ``mpiexec`` (mpi4py): ping-pong, halo exchange and collectives, fitted.
+
+* **Placement.** Ranks on one node share memory
+  (``Split_type(COMM_TYPE_SHARED)``); on one node, ranks on different
+  packages (sockets) are told apart with ``COMM_TYPE_HW_GUIDED`` where the
+  MPI library supports it. Each level of that hierarchy present among the
+  ranks (``core``: same package, ``socket``: same node, other package,
+  ``node``: other node) gets its own ping-pong between the lowest pair of
+  ranks that meet there, and its own fit.
+* **Ping-pong** over sizes from ``min_size`` to ``max_size`` (powers of
+  two): half the median round trip, fitted to ``alpha + M / beta``
+  (:func:`partkit.machine.fit.fit_alpha_beta`: the machine's ``alpha`` and
+  ``beta``) and piecewise (:func:`partkit.machine.fit.fit_segments`:
+  ``pingpong_segments``, the protocol switch and cache cliffs included).
+* **Halo exchange** between the same pair, both ways at once, with the code
+  ``partkit measure`` runs (:func:`partkit.cost.exchange.exchange`: post
+  the receive, pack, send, wait), fitted piecewise (``halo_segments``): one
+  halo message as a rank pays for it, with its share of the packing and of
+  the shared-memory copies of both directions, which a ping-pong does not
+  show. ``overhead`` is its small-message ``alpha`` beyond the ping-pong's.
+* **Collectives** on all ranks: Allreduce, Bcast and Alltoallv (the same
+  bytes to every other rank), median over repetitions of the slowest rank,
+  next to what the model predicts with the fitted alpha and beta. What
+  the smallest AllReduce takes beyond the model is ``allreduce_overhead``
+  (the call and the reduction, per AllReduce).
+
+The machine's ``alpha`` and ``beta`` are those of the outermost level (the
+slowest pair), a conservative value for partitions whose ranks span it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mpi4py import MPI
+
+from partkit.machine.fit import fit_alpha_beta, fit_segments
+
+#: Levels of the hierarchy, innermost first.
+LEVELS = ("core", "socket", "node")
+TAG = 34
+
+
+def sizes_between(low, high):
+    """Powers of two from ``low`` to ``high`` bytes (both rounded to powers of two)."""
+    first, last = int(np.ceil(np.log2(max(low, 1)))), int(np.floor(np.log2(max(high, 1))))
+    return [2 ** e for e in range(first, last + 1)]
+
+
+def repetitions_for(size, repetitions):
+    """Fewer repetitions for big messages: ``repetitions`` up to 64 KB, then fewer, at least 20."""
+    return max(min(20, repetitions), min(repetitions, repetitions * 65536 // max(size, 1)))
+
+
+def placement(comm):
+    """Processor name, node and package of every rank, and which rank pairs meet at which level.
+
+    Returns
+    -------
+    dict
+        ``names`` (list of str), ``node`` and ``package`` (list of int: an
+        index per rank), ``pairs`` (``{level: [a, b]}`` for the levels
+        present).
+    """
+    names = comm.allgather(MPI.Get_processor_name())
+    shared = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
+    node_leader = shared.bcast(comm.rank, root=0)
+    package_leader = node_leader
+    try:
+        info = MPI.Info.Create()
+        info.Set("mpi_hw_resource_type", "Package")
+        packages = shared.Split_type(MPI.COMM_TYPE_HW_GUIDED, key=comm.rank, info=info)
+        info.Free()
+        if packages != MPI.COMM_NULL:
+            package_leader = packages.bcast(comm.rank, root=0)
+            packages.Free()
+    except (MPI.Exception, NotImplementedError, AttributeError):
+        pass
+    shared.Free()
+    leaders = comm.allgather((node_leader, package_leader))
+    node = [a for a, _ in leaders]
+    package = [b for _, b in leaders]
+    pairs = {}
+    for a in range(comm.size):
+        for b in range(a + 1, comm.size):
+            level = ("node" if node[a] != node[b] else "socket" if package[a] != package[b] else "core")
+            pairs.setdefault(level, [a, b])
+    return {"names": names, "node": node, "package": package, "pairs": pairs}
+
+
+def interleaved(comm, sizes, repetitions, once):
+    """Time ``once(size)`` for every size, the sizes taken in turn, each after a barrier; seconds per size.
+
+    A size with ``c`` repetitions (:func:`repetitions_for`, plus two
+    warm-ups that are not kept) runs in ``c`` rounds spread evenly over all
+    the rounds, so a burst of load on a shared machine spreads over the
+    sizes instead of bending the curve at some of them. ``once`` returns
+    this rank's seconds.
+    """
+    counts = [repetitions_for(size, repetitions) + 2 for size in sizes]
+    rounds = max(counts)
+    times = [[] for _ in sizes]
+    done = [0] * len(sizes)
+    for r in range(rounds):
+        for i, size in enumerate(sizes):
+            if (r + 1) * counts[i] // rounds > r * counts[i] // rounds:  # due in this round
+                comm.Barrier()
+                seconds = once(size)
+                done[i] += 1
+                if done[i] > 2:
+                    times[i].append(seconds)
+    return [np.array(t) for t in times]
+
+
+def pingpong(comm, a, b, sizes, repetitions):
+    """Half the median round trip between ranks ``a`` and ``b`` for each size (returned on every rank)."""
+    buffer = np.zeros(max(sizes), dtype=np.uint8)
+
+    def once(size):
+        message = buffer[:size]
+        if comm.rank == a:
+            start = MPI.Wtime()
+            comm.Send(message, dest=b, tag=TAG)
+            comm.Recv(message, source=b, tag=TAG)
+            return (MPI.Wtime() - start) / 2
+        if comm.rank == b:
+            comm.Recv(message, source=a, tag=TAG)
+            comm.Send(message, dest=a, tag=TAG)
+        return 0.0
+
+    for _ in range(20):  # warm up the pair's connection
+        once(sizes[0])
+    times = interleaved(comm, sizes, repetitions, once)
+    return comm.bcast([float(np.median(t)) for t in times], root=a)
+
+
+def _pair_plan(comm, a, b, words):
+    from partkit.cost.halo import HaloPlan
+
+    other = b if comm.rank == a else a
+    # half the entries of a vector twice the message, in order: a gather like a halo's send list
+    index = np.sort(np.random.default_rng(words).permutation(2 * words)[:words]).astype(np.int64)
+    return HaloPlan(rank=comm.rank, k=comm.size, rows=index, send_to=np.array([other]), send_index=[index],
+                    recv_from=np.array([other]), recv_offsets=np.array([0, words]))
+
+
+def pair_exchange(comm, a, b, sizes, repetitions):
+    """Ranks ``a`` and ``b`` exchange ``size`` bytes both ways at once with the halo code; slower side, median."""
+    from partkit.cost.exchange import exchange
+
+    setups = {}
+    if comm.rank in (a, b):
+        for size in sizes:
+            words = max(1, size // 8)
+            setups[size] = (_pair_plan(comm, a, b, words), np.ones(2 * words), np.empty(words))
+
+    def once(size):
+        if comm.rank not in (a, b):
+            return 0.0
+        plan, x, ghost = setups[size]
+        start = MPI.Wtime()
+        exchange(comm, plan, x, ghost)
+        return MPI.Wtime() - start
+
+    times = interleaved(comm, sizes, repetitions, once)
+    return [float(np.median(slowest)) for slowest in _slowest(comm, times)]
+
+
+def _slowest(comm, times):
+    """Per size, the largest time over the ranks of each repetition."""
+    flat = np.concatenate(times)
+    result = np.empty_like(flat)
+    comm.Allreduce(flat, result, op=MPI.MAX)
+    return np.split(result, np.cumsum([t.size for t in times])[:-1])
+
+
+def collective_times(comm, kind, sizes, repetitions):
+    """Median over repetitions of the slowest rank's time of one collective of each size (bytes)."""
+    n = comm.size
+    calls = {}
+    for size in sizes:
+        if kind == "allreduce":
+            send, recv = np.ones(max(1, size // 8)), np.empty(max(1, size // 8))
+            calls[size] = (lambda s=send, r=recv: comm.Allreduce(s, r, op=MPI.SUM))
+        elif kind == "bcast":
+            data = np.zeros(size, dtype=np.uint8)
+            calls[size] = (lambda d=data: comm.Bcast(d, root=0))
+        else:  # alltoallv: size bytes to every other rank, nothing to itself
+            counts = np.full(n, size, dtype=np.int64)
+            counts[comm.rank] = 0
+            displs = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            send, recv = np.zeros(int(counts.sum()), dtype=np.uint8), np.empty(int(counts.sum()), dtype=np.uint8)
+            calls[size] = (lambda s=send, r=recv, c=counts, d=displs:
+                           comm.Alltoallv([s, (c, d), MPI.BYTE], [r, (c, d), MPI.BYTE]))
+
+    def once(size):
+        start = MPI.Wtime()
+        calls[size]()
+        return MPI.Wtime() - start
+
+    times = interleaved(comm, sizes, repetitions, once)
+    return [float(np.median(slowest)) for slowest in _slowest(comm, times)]
+
+
+def predicted_collective(kind, n, size, alpha, beta, topology):
+    """The model's time of one collective: best AllReduce algorithm, Bcast lower bound, Alltoallv as a halo."""
+    from partkit.collectives import best_allreduce, lower_bound
+
+    if kind == "allreduce":
+        return best_allreduce(n, max(8, size), alpha, beta, 1, topology)[1]
+    if kind == "bcast":
+        return lower_bound("broadcast", n, size, alpha, beta, 1, topology).total
+    return (n - 1) * (alpha + size / beta)  # n - 1 messages of size bytes, one port
+
+
+def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collectives=True):
+    """Measure and fit the machine (collective: every rank calls it). Returns the machine dict on every rank.
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``beta``, ``overhead``, ``topology``, ``ports``,
+        ``levels`` (one fit per level with its timings and residuals),
+        ``exchange`` (the halo timings), ``collectives`` (measured and
+        predicted per size), ``ranks``, ``placement``.
+    """
+    from partkit.collectives import make_topology
+
+    sizes = sizes_between(min_size, max_size)
+    where = placement(comm)
+    levels = []
+    for level in LEVELS:
+        if level not in where["pairs"]:
+            continue
+        a, b = where["pairs"][level]
+        fit = fit_alpha_beta(sizes, pingpong(comm, a, b, sizes, repetitions))
+        levels.append({"level": level, "ranks": [a, b], **fit.to_dict(),
+                       "worst_ratio_1KB_up": fit.worst_ratio(1024)})
+    outer = levels[-1]
+    alpha, beta = outer["alpha"], outer["beta"]
+    a, b = outer["ranks"]
+    pingpong_segments = fit_segments(sizes, outer["seconds"])
+    exchanged = pair_exchange(comm, a, b, sizes, repetitions)
+    halo_segments = fit_segments(sizes, exchanged)
+    overhead = max(0.0, halo_segments.alphas[0] - pingpong_segments.alphas[0])
+    nodes = len(set(where["node"]))
+    topology = "full" if nodes == 1 else "fattree"
+    machine = {"alpha": alpha, "beta": beta, "overhead": overhead, "topology": topology, "ports": 1,
+               "pingpong_segments": pingpong_segments.to_list(), "halo_segments": halo_segments.to_list(),
+               "ranks": comm.size, "nodes": nodes, "mpi": MPI.Get_library_version().splitlines()[0].strip(),
+               "levels": levels,
+               "pingpong": {"ranks": [a, b], "sizes": sizes, "seconds": outer["seconds"],
+                            "predicted": pingpong_segments.seconds(sizes).tolist()},
+               "exchange": {"ranks": [a, b], "sizes": sizes, "seconds": exchanged,
+                            "predicted": halo_segments.seconds(sizes).tolist()},
+               "placement": where}
+    if collectives and comm.size > 1:
+        topo = make_topology(topology, comm.size)
+        machine["collectives"] = {}
+        for kind in ("allreduce", "bcast", "alltoallv"):
+            measured = collective_times(comm, kind, sizes, repetitions)
+            predicted = [predicted_collective(kind, comm.size, s, *pingpong_segments.params(s), topo)
+                         for s in sizes]
+            machine["collectives"][kind] = {"sizes": sizes, "seconds": measured, "predicted": predicted,
+                                            "ratios": [p / m for p, m in zip(predicted, measured)]}
+        # the smallest AllReduce (the dot products of CG are 8 bytes): what the call costs beyond its algorithm
+        # (the median over the sizes up to 1 KB, all latency-bound: one noisy size does not decide it)
+        small = machine["collectives"]["allreduce"]
+        extra = [t - p for size, t, p in zip(sizes, small["seconds"], small["predicted"]) if size <= 1024]
+        machine["allreduce_overhead"] = max(0.0, float(np.median(extra or [small["seconds"][0] - small["predicted"][0]])))
+    return machine
+
+
+def plot_calibration(machine, path):
+    """Measured (points) against fitted (lines) seconds over message size, log-log; PNG by extension."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5), dpi=100)
+    ax = axes[0]
+    for i, level in enumerate(machine["levels"]):
+        sizes = np.array(level["sizes"], dtype=float)
+        colour = f"C{i}"
+        ax.loglog(sizes, level["seconds"], "o", color=colour, label=f"ping-pong ({level['level']}), measured")
+        ax.loglog(sizes, level["predicted"], "-", color=colour,
+                  label=f"fit: alpha={level['alpha'] * 1e6:.2f} us, beta={level['beta'] / 1e9:.2f} GB/s")
+    pp = machine["pingpong"]
+    ax.loglog(pp["sizes"], pp["predicted"], ":", color="k", label="ping-pong, piecewise fit")
+    ex = machine["exchange"]
+    ax.loglog(ex["sizes"], ex["seconds"], "s", color="C3", mfc="none", label="halo exchange, measured")
+    ax.loglog(ex["sizes"], ex["predicted"], "--", color="C3",
+              label=f"halo message, piecewise fit ({len(machine['halo_segments'])} segments)")
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("seconds per message")
+    ax.set_title("point to point")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    for i, (kind, data) in enumerate(machine.get("collectives", {}).items()):
+        colour = f"C{i + 4}"
+        ax.loglog(data["sizes"], data["seconds"], "o", color=colour, label=f"{kind}, measured")
+        ax.loglog(data["sizes"], data["predicted"], "-", color=colour, label=f"{kind}, model")
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("seconds")
+    ax.set_title(f"collectives on {machine['ranks']} ranks")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
