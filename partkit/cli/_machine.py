@@ -24,7 +24,7 @@ def has_machine(args):
     return any(getattr(args, name) is not None for name in ("hierarchy", "distance", "topology", "distance_file"))
 
 
-def load_machine(args, k=None):
+def machine_of(args, k=None):
     """The :class:`partkit.machine.Machine` of the options (its PEs checked against ``k`` when given)."""
     from partkit.machine import parse_machine
 

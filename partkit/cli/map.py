@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from partkit.cli import EXIT_OK
 from partkit.cli._common import add_graph_arguments, load_graph, output_path, print_json
-from partkit.cli._machine import add_machine_arguments, load_machine
+from partkit.cli._machine import add_machine_arguments, machine_of
 
 
 def register(subparsers):
@@ -33,7 +33,7 @@ def run(args):
     from partkit.mapping import mapping_cost, place
 
     graph = load_graph(args)
-    machine = load_machine(args)
+    machine = machine_of(args)
     part = read_partition(args.partfile, n=graph.n, k=machine.k)
     output = output_path(args, f"{args.partfile}.mapped", [args.file, args.partfile])
     start = time.perf_counter()

@@ -12,7 +12,7 @@ from partkit.cli._common import (MAX_COUNT, add_graph_arguments, coordinates_fil
                                  is_mesh_file, load_input, method_options, output_path, print_json,
                                  progress_printer, real)
 from partkit.cli._hypergraph import add_model_arguments, context_options, load_hypergraph, print_summary
-from partkit.cli._machine import add_machine_arguments, has_machine, load_machine
+from partkit.cli._machine import add_machine_arguments, has_machine, machine_of
 
 
 def register(subparsers):
@@ -97,7 +97,7 @@ def run(args):
 
     keep_freed_memory()  # a process that partitions and exits: see partkit._threads
     args.method = args.method or DEFAULT_METHOD
-    machine = load_machine(args, k=args.k) if has_machine(args) else None
+    machine = machine_of(args, k=args.k) if has_machine(args) else None
     if machine is not None and args.method != DEFAULT_METHOD:
         raise InputError(f"a machine (--hierarchy, --topology) needs method {DEFAULT_METHOD}; to place the parts "
                          f"of --method {args.method}, run partkit map on its partition file")

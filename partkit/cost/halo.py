@@ -63,13 +63,9 @@ class HaloPlan:
 
 def _messages(a, part, k):
     """Every needed foreign word as ``(source, destination, column)``, sorted so."""
-    rows = np.repeat(np.arange(a.shape[0], dtype=np.int64), np.diff(a.indptr))
-    cols = a.indices.astype(np.int64)
-    need = part[rows]
-    foreign = need != part[cols]
-    keys = np.unique(cols[foreign] * k + need[foreign])
-    col, dst = keys // k, keys % k
-    src = part[col]
+    from partkit.hypergraph.metrics import foreign_words
+
+    src, dst, col = foreign_words(a, part, part, k)
     order = np.lexsort((col, dst, src))
     return src[order], dst[order], col[order]
 

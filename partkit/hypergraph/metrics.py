@@ -148,6 +148,21 @@ def _majority_owner(a, part, k):
     return owner
 
 
+def foreign_words(a, part, x_part, k):
+    """``(src, dst, col)``: every ``x_col`` part ``dst`` needs from its owner ``src``, once, by (col, dst).
+
+    ``a`` is a CSR pattern whose row ``i`` is computed by ``part[i]``;
+    several rows of one part share one word.
+    """
+    rows = np.repeat(np.arange(a.shape[0], dtype=np.int64), np.diff(a.indptr))
+    cols = a.indices.astype(np.int64)
+    need = part[rows]
+    foreign = need != x_part[cols]
+    keys = np.unique(cols[foreign] * k + need[foreign])
+    col = keys // k
+    return x_part[col], keys % k, col
+
+
 def spmv_communication(matrix, part, k=None, *, x_part=None, name=None) -> SpMVCommunication:
     """Exact expand-phase communication of a row-parallel ``y = A x``.
 
@@ -189,14 +204,7 @@ def spmv_communication(matrix, part, k=None, *, x_part=None, name=None) -> SpMVC
             k = max(int(np.max(part, initial=0)), int(np.max(x_part, initial=0))) + 1
         part, k = _check_part(part, nrows, k, name)
         x_part, k = _check_part(x_part, ncols, k, name)
-    rows = np.repeat(np.arange(nrows, dtype=np.int64), np.diff(a.indptr))
-    cols = a.indices.astype(np.int64)
-    need = part[rows]
-    foreign = need != x_part[cols]
-    # one word per (column, needing part): several rows of one part share x_j
-    keys = np.unique(cols[foreign] * k + need[foreign])
-    dst = keys % k
-    src = x_part[keys // k]
+    src, dst, _ = foreign_words(a, part, x_part, k)
     pairs, words = np.unique(src * k + dst, return_counts=True)
     msg_src, msg_dst = pairs // k, pairs % k
     return SpMVCommunication(

@@ -126,9 +126,10 @@ def place(graph, part, machine: Machine, placement=None, *, seed=0) -> np.ndarra
 def _place_quotient(q, machine, given, seed):
     dist = np.ascontiguousarray(machine.distance, dtype=np.float64)
     qptr, qidx, qw = q.indptr.astype(np.int64), q.indices.astype(np.int64), q.data
+    rows = np.repeat(np.arange(qptr.size - 1), np.diff(qptr))
 
     def cost(pe):
-        return float(np.dot(qw, dist[pe[np.repeat(np.arange(pe.size), np.diff(qptr))], pe[qidx]])) / 2
+        return float(np.dot(qw, dist[pe[rows], pe[qidx]])) / 2
 
     candidates = [given, greedy_placement(qptr, qidx, qw, dist)]
     if len(machine.hierarchy) > 1:
@@ -180,13 +181,7 @@ def partition_onto(graph, machine: Machine, *, imbalance=0.03, seed=0, **options
     numpy.ndarray of int64, shape (n,)
         The PE of every vertex.
     """
-    from partkit.api import as_graph
-
-    graph = as_graph(graph)
-    k = machine.k
-    if not 1 <= k <= max(graph.n, 1):
-        raise InputError(f"machine {machine.name} has {k} processing elements for a graph of {graph.n} vertices")
-    return partkit.partition(graph, k, imbalance=imbalance, seed=seed, topology=machine, **options)
+    return partkit.partition(graph, machine.k, imbalance=imbalance, seed=seed, topology=machine, **options)
 
 
 def multisection(graph, hierarchy, imbalance, seed, **options):

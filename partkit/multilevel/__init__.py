@@ -238,7 +238,7 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=No
         part = _cycle(hierarchy, k, maxw, imbalance, ctx, key, say, objective)
         if ctx.runs == 1 and not ctx.vcycles:
             return part  # nothing to compare it with
-        rank = _rank(graph, part, maxw, objective)
+        rank = objective.rank(graph, part, maxw)
         if best_rank is None or rank < best_rank:
             best, best_rank = part, rank
     for cycle in range(ctx.vcycles):
@@ -252,7 +252,7 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=No
         coarse_part[hierarchy.to_coarsest()] = best
         refine(hierarchy.coarsest, coarse_part, maxw, ctx.refinement, derive(key, "coarsest"), objective=objective)
         candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(key, "uncoarsen"), say, objective)
-        rank = _rank(graph, candidate, maxw, objective)
+        rank = objective.rank(graph, candidate, maxw)
         if rank <= best_rank:
             best, best_rank = candidate, rank
     return best
@@ -269,9 +269,3 @@ def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say, objective):
         part = initial_mapping(hierarchy.coarsest, k, maxw, imbalance, ctx, derive(key, "initial"), objective,
                                finest=not len(hierarchy))
     return uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(key, "uncoarsen"), say, objective)
-
-
-def _rank(graph, part, maxw, objective):
-    """Balanced first, then the lower ``objective``."""
-    over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
-    return over, objective.value(graph, part)

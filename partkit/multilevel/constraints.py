@@ -96,7 +96,9 @@ def constrain(graph, part, maxw, *, fixed=None, contiguous=False, objective="cut
 
 
 def rank(graph, part, maxw, objective="cut"):
-    """``(over the bound, objective value)``: the lower, the better partition.
+    """``(over the bound, objective value)`` for an objective of :func:`partkit.partition` by name.
+
+    The volume counts vertex sizes, as METIS does.
 
     Examples
     --------
@@ -105,13 +107,7 @@ def rank(graph, part, maxw, objective="cut"):
     >>> rank(g, np.array([0, 0, 1, 1]), np.array([[2], [2]]), "volume")
     (False, 4)
     """
-    from partkit.metrics import _foreign_pairs, edge_cut
-
-    over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
-    if objective == "volume":  # with vertex sizes, as METIS counts it
-        vertices, _ = _foreign_pairs(graph, part)
-        return over, int(vertices.size if graph.vsize is None else graph.vsize[vertices].sum())
-    return over, edge_cut(graph, part)
+    return objectives.BY_NAME[objective].rank(graph, part, maxw)
 
 
 def _moves(graph, part, maxw, movable, objective, connected=False, minw=None):

@@ -112,7 +112,7 @@ def initial_mapping(coarsest, k, maxw, imbalance, ctx, key, objective, *, finest
             continue
         refine(coarsest, part, bounds, ctx.refinement, derive(key, "refine", index),
                paths=finest or coarse_paths(bounds, maxw), objective=objective)
-        rank = (bool(np.any(part_weights(coarsest.vwgt, part, k) > bounds)), objective.value(coarsest, part))
+        rank = objective.rank(coarsest, part, bounds)
         if best_key is None or rank < best_key:
             best, best_key = part, rank
     return best

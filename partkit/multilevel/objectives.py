@@ -49,6 +49,7 @@ import numpy as np
 from partkit.errors import InputError
 from partkit.multilevel.kernels import objectives as _kernels
 from partkit.multilevel.kernels.objectives import objective_value
+from partkit.multilevel.kernels.refinement_moves import part_weights
 
 #: Largest distance of a mapping objective after scaling non-integer distances to integers.
 DISTANCE_SCALE = 1 << 20
@@ -88,11 +89,18 @@ class Objective:
         return int(objective_value(np.int64(self.code), self.at(graph).data, graph.xadj, graph.adjncy,
                                    graph.adjwgt, np.asarray(part, dtype=np.int64)))
 
+    def rank(self, graph, part, maxw) -> tuple:
+        """``(over the bound maxw, objective value)``: the lower, the better partition."""
+        over = bool(np.any(part_weights(graph.vwgt, part, maxw.shape[0]) > maxw))
+        return over, self.value(graph, part)
+
 
 #: The edge cut.
 CUT = Objective("cut", _kernels.CUT, np.zeros((1, 1), dtype=np.int64))
 #: The total communication volume (its data come from :meth:`Objective.at`).
 VOLUME = Objective("volume", _kernels.VOLUME, np.ones((1, 1), dtype=np.int64))
+#: The objectives of :func:`partkit.partition`'s ``objective`` by name.
+BY_NAME = {"cut": CUT, "volume": VOLUME}
 
 
 def mapping(machine) -> Objective:
