@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from mpi4py import MPI
 
+from partkit.distributed.kernels.routing import group_by_destination
+
 
 @dataclass
 class Operation:
@@ -96,8 +98,7 @@ class Channel:
         counts, recv_counts : int64 arrays, shape (size,)
             Rows sent to and received from each rank.
         """
-        order = np.argsort(destination, kind="stable")
-        counts = np.bincount(destination, minlength=self.size).astype(np.int64)
+        order, counts = group_by_destination(np.ascontiguousarray(destination, dtype=np.int64), self.size)
         received, recv_counts = self.exchange(np.asarray(rows)[order], counts)
         return received, order, counts, recv_counts
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from partkit.distributed.halo import Halo, owner_of
+from partkit.distributed.kernels.symmetry import entry_fingerprints
 from partkit.errors import InputError
 
 
@@ -116,12 +117,18 @@ def check_block(channel, vtxdist, xadj, adjncy, vwgt, adjwgt, name="graph"):
 def _asymmetry(channel, vtxdist, xadj, adjncy, adjwgt, name):
     """A problem message if some edge is not listed from both ends with the same weight, else None.
 
-    Every entry ``(v, u, w)`` travels to the owner of ``u`` as ``(u, v, w)``
-    (one Alltoallv); a symmetric graph gives every rank back exactly its own
-    entries.
+    First one Allreduce of the entries' fingerprints
+    (:func:`~partkit.distributed.kernels.symmetry.entry_fingerprints`):
+    equal forward and mirror sums mean the graph is symmetric. Otherwise,
+    to name an offending entry, every entry ``(v, u, w)`` travels to the
+    owner of ``u`` as ``(u, v, w)`` (one Alltoallv); a symmetric graph would
+    give every rank back exactly its own entries.
     """
     n = int(vtxdist[-1])
     first = int(vtxdist[channel.rank])
+    sums = channel.allreduce(entry_fingerprints(np.int64(first), xadj, adjncy, adjwgt))
+    if sums[0] == sums[2] and sums[1] == sums[3]:
+        return None
     sources = np.repeat(np.arange(first, first + xadj.size - 1), np.diff(xadj))
     mirrored, _, _, _ = channel.route(owner_of(vtxdist, adjncy), np.stack([adjncy * n + sources, adjwgt], axis=1))
     own = np.stack([sources * n + adjncy, adjwgt], axis=1)

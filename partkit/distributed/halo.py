@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from partkit.distributed.kernels.routing import unique_inverse
+
 
 def owner_of(vtxdist, ids):
     """The rank owning each global id."""
@@ -71,13 +73,20 @@ def fetch(channel, vtxdist, ids, table):
     Parameters
     ----------
     ids : int64 array
-        Global ids (in the distribution ``vtxdist``); repeats are sent once.
+        Global ids (in the distribution ``vtxdist``); this rank's own are looked up here,
+        the others' sent once each.
     table : int64 array, shape (n_local,)
         This rank's values, indexed by ``global id - vtxdist[rank]``.
     """
-    unique, inverse = np.unique(ids, return_inverse=True)
+    first = vtxdist[channel.rank]
+    ids = np.asarray(ids, dtype=np.int64)
+    local = (ids >= first) & (ids < vtxdist[channel.rank + 1])
+    values = np.empty(ids.size, dtype=np.int64)
+    values[local] = table[ids[local] - first]
+    unique, inverse = unique_inverse(ids[~local])
     received, order, counts, recv_counts = channel.route(owner_of(vtxdist, unique), unique)
-    answers, _ = channel.exchange(table[received - vtxdist[channel.rank]], recv_counts, recv_counts=counts)
-    values = np.empty_like(answers)
-    values[order] = answers
-    return values[inverse]
+    answers, _ = channel.exchange(table[received - first], recv_counts, recv_counts=counts)
+    remote = np.empty_like(answers)
+    remote[order] = answers
+    values[~local] = remote[inverse]
+    return values
