@@ -43,10 +43,13 @@ class Halo:
         first, last = int(vtxdist[channel.rank]), int(vtxdist[channel.rank + 1])
         self.n_local = last - first
         remote = (adjncy < first) | (adjncy >= last)
-        ghosts = np.sort(adjncy[remote])  # (np.unique's hash path is several times slower here)
-        self.ghosts = ghosts[np.concatenate([[True], ghosts[1:] != ghosts[:-1]])] if ghosts.size else ghosts
+        seen, inverse = unique_inverse(adjncy[remote])
+        order = np.argsort(seen)
+        self.ghosts = seen[order]
+        index = np.empty_like(order)
+        index[order] = np.arange(order.size)
         self.adjacency = adjncy - first
-        self.adjacency[remote] = self.n_local + np.searchsorted(self.ghosts, adjncy[remote])
+        self.adjacency[remote] = self.n_local + index[inverse]
         self.recv_counts = np.bincount(owner_of(vtxdist, self.ghosts),
                                        minlength=channel.size).astype(np.int64)
         requested, self.send_counts = channel.exchange(self.ghosts, self.recv_counts)
