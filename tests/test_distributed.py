@@ -157,6 +157,49 @@ def test_partition_is_balanced_deterministic_and_close_to_serial(nprocs):
     assert result["cut"] <= 1.2 * result["serial"], result
 
 
+DEEP = """
+import json, sys
+import numpy as np
+from mpi4py import MPI
+import partkit
+import partkit.distributed.multilevel as engine
+from partkit.distributed.comm import Channel
+from partkit.generators import grid2d
+from partkit.graph import Graph
+from partkit.metrics import edge_cut, max_part_weights, part_weights
+comm = MPI.COMM_WORLD
+k, scattered = int(sys.argv[1]), sys.argv[2] == "scattered"
+engine.COARSEST_PER_PART = 20  # coarsen 40 000 vertices through several levels at test sizes
+graph = grid2d(200, 200)  # numbered row by row: every rank's block is a strip
+if scattered:  # vertices renumbered at random: every rank's block is spread over the whole grid
+    new = np.random.default_rng(3).permutation(graph.n)
+    rows = np.repeat(new, np.diff(graph.xadj))
+    order = np.lexsort((new[graph.adjncy], rows))
+    graph = Graph(np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=graph.n))]), new[graph.adjncy][order])
+vtxdist = np.linspace(0, graph.n, comm.size + 1).astype(np.int64)
+a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
+levels = []
+part = engine.partition_block(Channel(comm), vtxdist, graph.xadj[a:b + 1] - graph.xadj[a],
+                              graph.adjncy[graph.xadj[a]:graph.xadj[b]], k, seed=2, progress=levels.append)
+part = np.concatenate(comm.gather(part, root=0) or [[]]).astype(np.int64)
+if comm.rank == 0:
+    print(json.dumps({"levels": len(levels), "valid": bool(part.min() >= 0 and part.max() < k),
+                      "parts": int(np.unique(part).size),
+                      "balanced": bool(np.all(part_weights(graph, part, k) <= max_part_weights(graph, k, 0.03))),
+                      "cut": edge_cut(graph, part), "serial": edge_cut(graph, partkit.partition(graph, k))}))
+"""
+
+
+@needs_mpi
+@pytest.mark.parametrize("nprocs, k, layout", [(8, 256, "strips"), (4, 16, "scattered")])
+def test_partition_through_several_levels(nprocs, k, layout):
+    # strips coarsen within the ranks' blocks, scattered vertices by clustering across ranks
+    result = json.loads(run_script(nprocs, DEEP, k, layout))
+    assert result["levels"] >= 4, result  # the finest graph and at least three coarser ones
+    assert result["valid"] and result["balanced"] and result["parts"] == k, result
+    assert result["cut"] <= 1.25 * result["serial"], result
+
+
 UNEVEN_BLOCKS = """
 import json
 import numpy as np

@@ -1,6 +1,13 @@
-"""Distributed coarsening: size-constrained label propagation, then contraction.
+"""Distributed coarsening: matching inside each rank's block, or size-constrained label propagation.
 
-Clustering runs in synchronous rounds over batches of vertices. In a round
+A level first tries the serial engine's coarsening on each rank's own
+vertices and the edges between them (:func:`contract_within_blocks`): no
+communication but one halo exchange of the coarse ids, and the serial
+kernels' speed. When the blocks are so scattered that this shrinks the
+graph too little (a vertex's neighbours mostly on other ranks), the level
+clusters across ranks instead (:func:`cluster` and :func:`contract`):
+
+clustering runs in synchronous rounds over batches of vertices. In a round
 every rank picks, for its vertices of the batch, the neighbouring cluster
 with the strongest connection among those light enough by the weights last
 known (:func:`~partkit.distributed.kernels.clustering.choose_clusters`).
@@ -21,10 +28,16 @@ from __future__ import annotations
 import numpy as np
 
 from partkit._random import derive
+from partkit._threads import using_threads
 from partkit.distributed.graph import LocalGraph
 from partkit.distributed.halo import fetch, owner_of
 from partkit.distributed.kernels.clustering import accept_joins, choose_clusters
 from partkit.distributed.kernels.random import batch_of
+from partkit.distributed.kernels.routing import unique_inverse
+from partkit.graph import Graph
+from partkit.multilevel.coarsening import level_map
+from partkit.multilevel.context import CoarseningContext
+from partkit.multilevel.kernels.coarsening_contraction import contract as contract_serial
 
 #: Label propagation sweeps per level, and batches per sweep (rounds = their product).
 ITERATIONS = 3
@@ -112,3 +125,61 @@ def _merge_edges(edges, first, n_local):
     degrees = np.bincount(edges[:, 0] - first, minlength=n_local)
     xadj = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
     return xadj, edges[:, 1].copy(), adjwgt.astype(np.int64)
+
+
+def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall_ratio):
+    """The coarse graph of a serial coarsening step on every rank's block, and the fine-to-coarse map.
+
+    Each rank matches (or clusters) its own vertices along the edges
+    between them with the serial engine's kernels on one thread
+    (:func:`partkit.multilevel.coarsening.level_map`, default context),
+    coarse vertices capped at ``max_weight``, and contracts its rows: a
+    fine edge to a ghost becomes an edge to the ghost's coarse vertex,
+    whose id one halo exchange brings. Coarse vertices stay on their rank.
+
+    Clusters that cannot cross blocks are poor ones when the blocks are
+    scattered over the graph (on randomly numbered vertices, half the
+    edges leave a block of two ranks, and the blocks' clusters are
+    stringy): the step is only taken when at least ``min_share`` of the
+    edge weight lies inside the blocks.
+
+    Returns
+    -------
+    (coarse, cmap) or None
+        ``coarse`` : LocalGraph; ``cmap`` : int64 array, shape (n_local,),
+        global coarse id of every owned fine vertex. None (on every rank)
+        when less than ``min_share`` of the edge weight lies inside the
+        blocks, or the coarse graph would keep more than ``stall_ratio``
+        of the vertices.
+    """
+    channel = graph.channel
+    n_local = graph.n_local
+    inside = graph.adjacency < n_local
+    weight_inside, weight = channel.allreduce(np.array([graph.adjwgt[inside].sum(), graph.adjwgt.sum()]))
+    if weight_inside < min_share * weight:
+        return None
+    rows = np.repeat(np.arange(n_local), np.diff(graph.xadj))[inside]
+    block = Graph(np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_local))]),
+                  graph.adjacency[inside], graph.vwgt, graph.adjwgt[inside], validate=False)
+    maxvw = np.array([max_weight], dtype=np.int64)
+    with using_threads(1):  # the ranks are the parallelism
+        cmap, nc = level_map(block, maxvw, np.zeros(n_local, dtype=np.int64), CoarseningContext(),
+                             False, derive(seed, "block coarsening", channel.rank))
+    sizes, _ = channel.allgather(np.array([nc]))
+    if sizes.sum() > stall_ratio * graph.n:
+        return None
+    vtxdist = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    first = vtxdist[channel.rank]
+    ghost_ids = graph.halo.exchange(first + cmap)
+    distinct, slot = unique_inverse(ghost_ids)
+    n_ghost = graph.halo.n_ghost
+    # the block with its ghosts as vertices without rows; a ghost's coarse vertex comes after the own ones
+    xadj = np.concatenate([graph.xadj, np.full(n_ghost, graph.xadj[-1])])
+    vwgt = np.concatenate([graph.vwgt, np.zeros(n_ghost, dtype=np.int64)]).reshape(-1, 1)
+    cxadj, cadjncy, cadjwgt, cvwgt = contract_serial(xadj, graph.adjacency, graph.adjwgt, vwgt,
+                                                     np.concatenate([cmap, nc + slot]), nc + distinct.size)
+    size = cxadj[nc]
+    global_id = np.concatenate([np.arange(first, first + nc), distinct])
+    coarse = LocalGraph(channel, vtxdist, cxadj[:nc + 1].copy(), global_id[cadjncy[:size]],
+                        cvwgt[:nc, 0].copy(), cadjwgt[:size].copy())
+    return coarse, first + cmap

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from partkit.distributed.coarsening import contract, cluster
+from partkit.distributed.coarsening import cluster, contract, contract_within_blocks
 from partkit.distributed.comm import Channel
 from partkit.distributed.graph import LocalGraph, agree, check_block
 from partkit.distributed.halo import fetch
@@ -18,6 +18,10 @@ MIN_SHRINK = 0.9
 MAX_LEVELS = 40
 #: Rounds of (local FM, label propagation) per level.
 REFINEMENT_ROUNDS = 2
+#: A level is coarsened within the ranks' blocks when they hold this share of the edge weight and
+#: the step keeps at most ``BLOCK_STALL`` of the vertices; otherwise it clusters across ranks.
+BLOCK_SHARE = 0.75
+BLOCK_STALL = 0.75
 #: A cluster weighs at most this many times the level's average vertex weight (compact clusters).
 CLUSTER_GROWTH = 8
 
@@ -144,9 +148,13 @@ def _coarsen(fine, k, total, imbalance, seed):
     while levels[-1].n > COARSEST_PER_PART * k and len(levels) < MAX_LEVELS:
         graph = levels[-1]
         channel.phase = f"coarsen {len(levels) - 1}"
-        k_prime = min(k, max(2, graph.n // COARSEST_PER_PART))
-        max_weight = max(1, min(int(imbalance * total / k_prime), CLUSTER_GROWTH * total // graph.n))
-        coarse, cmap = contract(graph, cluster(graph, max_weight, seed + len(levels)))
+        step = contract_within_blocks(graph, max(1, int(1.5 * total / (COARSEST_PER_PART * k))),
+                                      seed + len(levels), BLOCK_SHARE, BLOCK_STALL)
+        if step is None:
+            k_prime = min(k, max(2, graph.n // COARSEST_PER_PART))
+            max_weight = max(1, min(int(imbalance * total / k_prime), CLUSTER_GROWTH * total // graph.n))
+            step = contract(graph, cluster(graph, max_weight, seed + len(levels)))
+        coarse, cmap = step
         if coarse.n < k:
             break
         levels.append(coarse)

@@ -23,8 +23,9 @@ from partkit._random import derive, permutation
 from partkit.distributed.graph import LocalGraph
 from partkit._threads import using_threads
 from partkit.distributed.kernels.random import batch_of
-from partkit.distributed.kernels.refinement import (accept_in_order, balance_candidates, choose_moves,
-                                                    select_balancing_moves)
+from partkit.distributed.kernels.refinement import (accept_in_order, activate_neighbours, balance_candidates,
+                                                    choose_moves, select_balancing_moves)
+from partkit.distributed.kernels.routing import group_by_destination
 from partkit.multilevel.context import RefinementContext
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices
 from partkit.multilevel.refinement import fm_degree_limit, kway_fm  # the serial engine's k-way FM, on each rank's block
@@ -48,30 +49,57 @@ def part_weights(graph: LocalGraph, part, k):
 
 
 def refine(graph: LocalGraph, part, k, max_part_weight, seed):
-    """Improve the cut of ``part`` (over owned and ghost vertices) in place; return the part weights."""
+    """Improve the cut of ``part`` (over owned and ghost vertices) in place; return the part weights.
+
+    The first sweep visits the boundary vertices; a later sweep only the
+    owned vertices next to a vertex (owned or ghost) that moved in the
+    sweep before (an active set, as in KaMinPar): the others' best moves
+    cannot have changed, unless room opened in a part.
+    """
     channel = graph.channel
+    n_local = graph.n_local
     weights = part_weights(graph, part, k)
-    batch = batch_of(graph.global_ids()[:graph.n_local], BATCHES, derive(seed, "refinement batches"))
+    batch = batch_of(graph.global_ids()[:n_local], BATCHES, derive(seed, "refinement batches"))
+    ghost_xadj, ghost_rows = _ghost_neighbours(graph)
+    active = np.zeros(n_local, dtype=np.bool_)
+    active[boundary_vertices(graph.xadj, graph.adjacency, part)] = True
     for sweep in range(ITERATIONS):
+        candidates = np.flatnonzero(active)
+        active[:] = False
         moved_total = 0
         for current in range(BATCHES):
-            target = choose_moves(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, part, batch,
-                                  current, weights, max_part_weight, derive(seed, "moves", sweep, current))
-            movers = np.flatnonzero(target >= 0)
-            proposed = np.bincount(target[movers], weights=graph.vwgt[movers], minlength=k).astype(np.int64)
+            mine = candidates[batch[candidates] == current]
+            target = choose_moves(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, part, mine,
+                                  weights, max_part_weight, derive(seed, "moves", sweep, current))
+            proposing = target >= 0
+            proposed = np.bincount(target[proposing], weights=graph.vwgt[mine[proposing]],
+                                   minlength=k).astype(np.int64)
             room = max_part_weight - weights - channel.exscan(proposed)
-            accepted = accept_in_order(target, graph.vwgt, room)
-            moved = np.flatnonzero(accepted >= 0)
-            delta = (np.bincount(accepted[moved], weights=graph.vwgt[moved], minlength=k)
+            accepted = accept_in_order(target, graph.vwgt[mine], room)
+            moved = mine[accepted >= 0]
+            to = accepted[accepted >= 0]
+            delta = (np.bincount(to, weights=graph.vwgt[moved], minlength=k)
                      - np.bincount(part[moved], weights=graph.vwgt[moved], minlength=k)).astype(np.int64)
             summary = channel.allreduce(np.concatenate([delta, [moved.size]]))
             weights += summary[:k]
             moved_total += summary[k]
-            part[moved] = accepted[moved]
-            part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
+            part[moved] = to
+            ghosts = graph.halo.exchange(part[:n_local])
+            changed = np.concatenate([moved, n_local + np.flatnonzero(ghosts != part[n_local:])])
+            part[n_local:] = ghosts
+            activate_neighbours(graph.xadj, graph.adjacency, n_local, changed, ghost_xadj, ghost_rows, active)
         if moved_total == 0:
             break
     return weights
+
+
+def _ghost_neighbours(graph: LocalGraph):
+    """CSR of the owned neighbours of every ghost: ``(ghost_xadj, ghost_rows)``."""
+    n_local = graph.n_local
+    rows = np.repeat(np.arange(n_local), np.diff(graph.xadj))
+    to_ghost = graph.adjacency >= n_local
+    order, counts = group_by_destination(graph.adjacency[to_ghost] - n_local, graph.halo.n_ghost)
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), rows[to_ghost][order]
 
 
 def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):

@@ -182,21 +182,34 @@ def coarse_level(g, maxvw, group, ctx, clustering, key):
     A matching that keeps more than ``ctx.cluster_fallback`` of the
     vertices gives way to label-propagation clustering (:func:`matched`).
     """
-    coarse = None
-    if not clustering:
-        cmap, nc, coarse = matched(g, maxvw, group, ctx, key)
-        clustering = nc > ctx.cluster_fallback * g.n
-    if clustering:
-        order = permutation(g.n, key)
-        labels = parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group,
-                                                       ctx.cluster_rounds, ctx.cluster_batches)
-        cmap, nc = numbered_clusters(g.xadj, g.vwgt, maxvw, group, labels, order, key)
-        coarse = None
+    cmap, nc, coarse = _level_map(g, maxvw, group, ctx, clustering, key)
     if nc > ctx.stall_ratio * g.n:
         return None
     if coarse is None:
         coarse = contract(g.xadj, g.adjncy, g.adjwgt, g.vwgt, cmap, nc)
     return cmap, nc, coarse
+
+
+def level_map(g, maxvw, group, ctx, clustering, key):
+    """The coarse map of one coarsening step of ``g``, ``(cmap, nc)``, as :func:`coarse_level` makes it.
+
+    (The distributed engine's step within each rank's block uses it.)
+    """
+    cmap, nc, _ = _level_map(g, maxvw, group, ctx, clustering, key)
+    return cmap, nc
+
+
+def _level_map(g, maxvw, group, ctx, clustering, key):
+    """``(cmap, nc, coarse arrays or None)`` of :func:`coarse_level`."""
+    if not clustering:
+        cmap, nc, coarse = matched(g, maxvw, group, ctx, key)
+        if nc <= ctx.cluster_fallback * g.n:
+            return cmap, nc, coarse
+    order = permutation(g.n, key)
+    labels = parallel_label_propagation_clustering(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxvw, order, group,
+                                                   ctx.cluster_rounds, ctx.cluster_batches)
+    cmap, nc = numbered_clusters(g.xadj, g.vwgt, maxvw, group, labels, order, key)
+    return cmap, nc, None
 
 
 def matched(g, maxvw, group, ctx, key):

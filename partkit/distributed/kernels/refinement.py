@@ -8,42 +8,57 @@ from partkit.multilevel.kernels.refinement_moves import part_connections
 
 
 @njit(cache=True)
-def choose_moves(xadj, adjacency, adjwgt, vwgt, part, batch, current_batch, part_weight,
-                 max_part_weight, seed):
-    """The part each owned vertex of ``current_batch`` gains most by joining, or -1.
+def choose_moves(xadj, adjacency, adjwgt, vwgt, part, candidates, part_weight, max_part_weight, seed):
+    """The part each vertex of ``candidates`` (owned, ascending) gains most by joining, or -1.
 
     Only moves with a positive cut gain into a part that stays within
     ``max_part_weight`` (by the current, global ``part_weight``) are
     proposed; among equal gains a hash of ``(seed, vertex, part)`` decides.
+    Returns an array aligned with ``candidates``.
     """
-    n_local = xadj.size - 1
     k = part_weight.size
-    target = np.full(n_local, -1, dtype=np.int64)
+    target = np.full(candidates.size, -1, dtype=np.int64)
     conn = np.zeros(k, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
-    for v in range(n_local):
-        if batch[v] != current_batch:
-            continue
+    for i in range(candidates.size):
+        v = candidates[i]
         count = part_connections(v, xadj, adjacency, adjwgt, part, conn, touched)
         own = part[v]
         best, best_conn, best_key = own, conn[own], -1
-        for i in range(count):
-            p = touched[i]
+        for j in range(count):
+            p = touched[j]
             if p == own or part_weight[p] + vwgt[v] > max_part_weight:
                 continue
             key = pair_draw(seed, v, p)
             if conn[p] > best_conn or (conn[p] == best_conn and best != own and key > best_key):
                 best, best_conn, best_key = p, conn[p], key
         if best != own:
-            target[v] = best
-        for i in range(count):
-            conn[touched[i]] = 0
+            target[i] = best
+        for j in range(count):
+            conn[touched[j]] = 0
     return target
 
 
 @njit(cache=True)
+def activate_neighbours(xadj, adjacency, n_local, changed, ghost_xadj, ghost_rows, active):
+    """Mark in ``active`` the owned neighbours of the vertices in ``changed`` (local indices, owned or
+    ghost), whose part just changed; a ghost's owned neighbours are ``ghost_rows[ghost_xadj[j]:
+    ghost_xadj[j + 1]]`` for ghost ``n_local + j``."""
+    for v in changed:
+        if v < n_local:
+            for e in range(xadj[v], xadj[v + 1]):
+                u = adjacency[e]
+                if u < n_local:
+                    active[u] = True
+        else:
+            j = v - n_local
+            for e in range(ghost_xadj[j], ghost_xadj[j + 1]):
+                active[ghost_rows[e]] = True
+
+
+@njit(cache=True)
 def accept_in_order(target, vwgt, room):
-    """Accept proposed moves in vertex order while each target part has ``room`` left.
+    """Accept proposed moves in order while each target part has ``room`` left.
 
     ``room[p]`` is what the part may still take from this rank (its bound
     minus its weight minus what lower ranks proposed); updated in place.
