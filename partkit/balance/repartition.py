@@ -15,6 +15,16 @@ small cut; a small one favours little migration.
 
 Strategies
 ----------
+``multilevel`` (default)
+    ParMETIS ``AdaptiveRepart`` (Schloegel, Karypis and Kumar's unified
+    repartitioning) on partkit's multilevel engine: coarsen merging only
+    vertices of the same old part, so every coarse vertex has one old part
+    and the summed ``vsize``; on the coarsest graph take the best, by the
+    objective, of the old partition (balanced and refined there), the
+    ``diffusion`` and the ``remap`` strategies run on that graph; then
+    project it level by level, balancing and refining (label propagation,
+    k-way FM) ``itr * cut + migration`` on every level
+    (:func:`partkit.multilevel.objectives.migration`).
 ``diffusion``
     Compute a flow of load between neighbouring parts (on the quotient graph
     of the partition) that balances them: by default the flow of least total
@@ -33,7 +43,7 @@ Strategies
     maximise the weight that stays in place (an assignment problem), then
     run the same refinement.
 ``auto``
-    Both; keep the one with the lower objective (what ParMETIS does).
+    All three; keep the one with the lower objective.
 """
 
 from __future__ import annotations
@@ -50,7 +60,7 @@ from partkit.metrics import (check_partition, edge_cut, imbalance, is_balanced, 
                              part_weights)
 from partkit.balance.kernels.repartition import balance_moves, flow_moves, refine_migration
 
-STRATEGIES = ("diffusion", "remap", "auto")
+STRATEGIES = ("multilevel", "diffusion", "remap", "auto")
 
 #: Rounds of (flow from the current weights, moves along it); each round
 #: sends only this fraction of the flow, because a flow that crosses several
@@ -247,6 +257,37 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
     return part
 
 
+def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow):
+    """The ``multilevel`` strategy: coarsen within the old parts, start from the best of the old partition,
+    diffusion and scratch-remap on the coarsest graph, refine ``itr * cut + migration`` on every level."""
+    from partkit._random import derive
+    from partkit.multilevel import _hierarchy, preset, run
+    from partkit.multilevel.objectives import migration
+    from partkit.multilevel.refinement import level_bounds, refine, uncoarsen
+
+    ctx = preset("default")
+    hierarchy = _hierarchy(graph, maxw, imbalance, ctx, derive(seed, "repartition"), None, group=home)
+    objective = migration(home, vsize, itr).on(hierarchy)
+    coarsest = hierarchy.coarsest
+    to_coarsest = hierarchy.to_coarsest() if len(hierarchy) else np.arange(graph.n)
+    coarse_home = np.empty(coarsest.n, dtype=np.int64)
+    coarse_home[to_coarsest] = home
+    coarse_vsize = np.bincount(to_coarsest, weights=vsize, minlength=coarsest.n).astype(np.int64)
+    bounds = level_bounds(coarsest, maxw, not len(hierarchy))
+    kept = coarse_home.copy()
+    refine(coarsest, kept, bounds, ctx.refinement, derive(seed, "repartition", "old"), objective=objective)
+    diffused = coarse_home.copy()
+    _improve(coarsest, coarse_home, diffused, k, coarse_vsize, bounds, itr, seed, flow)
+    scratch = run(coarsest, k, bounds, imbalance, ctx, derive(seed, "repartition", "scratch"))
+    remapped = relabel_to_match(coarse_home, scratch, k, coarse_vsize)
+    _improve(coarsest, coarse_home, remapped, k, coarse_vsize, bounds, itr, seed)
+    part = min((kept, diffused, remapped), key=lambda p: objective.rank(coarsest, p, bounds))
+    if not len(hierarchy):
+        return part
+    return uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(seed, "repartition", "uncoarsen"),
+                     objective=objective)
+
+
 def scratch_method():
     """The method used to partition from scratch: ``multilevel`` when available, else ``metis``."""
     from partkit.methods import METHODS
@@ -277,7 +318,7 @@ def partition_from_scratch(graph, part, k, *, vwgt=None, imbalance=0.03, method=
 
 
 def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, vsize=None,
-                strategy="diffusion", flow="l1", method=None, seed=0) -> RepartitionResult:
+                strategy="multilevel", flow="l1", method=None, seed=0) -> RepartitionResult:
     """Rebalance ``part`` for new vertex weights, keeping the cut and the migration low.
 
     Parameters
@@ -297,9 +338,11 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         ``itr * cut + migration``.
     vsize : array_like of int, shape (n,), optional
         Migration cost per vertex (default: the first new weight).
-    strategy : {"diffusion", "remap", "auto"}
+    strategy : {"multilevel", "diffusion", "remap", "auto"}, default "multilevel"
+        See the module's description.
     flow : {"l1", "l2"}, default "l1"
-        The balancing flow of the diffusion strategy (:func:`balancing_flow`):
+        The balancing flow of the diffusion strategy (:func:`balancing_flow`, also
+        on the coarsest graph of ``multilevel``):
         least total volume (least migration) or least 2-norm (diffusion).
     method : str, optional
         Partitioning method for ``remap``/``auto`` (default :func:`scratch_method`).
@@ -329,6 +372,9 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         raise InputError(f"{graph.name}: vsize must be {graph.n} non-negative integers")
     maxw = max_part_weights(graph, k, imbalance)
     candidates = []
+    if strategy in ("multilevel", "auto"):
+        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow)
+        candidates.append(_result(graph, home, part, k, vsize, "multilevel"))
     if strategy in ("diffusion", "auto"):
         part = home.copy()
         _improve(graph, home, part, k, vsize, maxw, itr, seed, flow)

@@ -28,10 +28,11 @@ def register(subparsers):
                         help="allowed imbalance (default 0.03)")
     parser.add_argument("--itr", type=real(0), default=1000.0,
                         help="weight of the cut against the migration volume (default 1000)")
-    parser.add_argument("--strategy", choices=["diffusion", "remap", "auto"], default="diffusion",
-                        help="diffusion (default), scratch-remap, or the better of both")
+    parser.add_argument("--strategy", choices=["multilevel", "diffusion", "remap", "auto"], default="multilevel",
+                        help="multilevel (default: ParMETIS AdaptiveRepart on the multilevel engine), "
+                             "diffusion, scratch-remap, or the best of the three")
     parser.add_argument("--flow", choices=["l1", "l2"], default="l1",
-                        help="diffusion strategy: balancing flow of least volume (l1, default: moves "
+                        help="diffusion (also on multilevel's coarsest graph): balancing flow of least volume (l1, default: moves "
                              "the least weight) or least 2-norm (l2: what diffusion converges to)")
     parser.add_argument("--compare", action="store_true",
                         help="also partition from scratch (relabelled to maximise overlap) and "
