@@ -92,6 +92,8 @@ class RepartitionResult:
     imbalance : float
         Max part weight / average - 1 (worst constraint), with the new weights.
     strategy : str
+    balanced : bool
+        Whether every part meets the bound (set by :func:`repartition`).
     """
 
     part: np.ndarray
@@ -101,6 +103,7 @@ class RepartitionResult:
     moved: int
     imbalance: float
     strategy: str
+    balanced: bool = True
 
     def objective(self, itr) -> float:
         """``itr * cut + migration``."""
@@ -385,4 +388,6 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         part = scratch.part.copy()
         _improve(graph, home, part, k, vsize, maxw, itr, seed)
         candidates.append(_result(graph, home, part, k, vsize, "remap"))
-    return min(candidates, key=_ranking(graph, k, imbalance, itr))
+    best = min(candidates, key=_ranking(graph, k, imbalance, itr))
+    best.balanced = is_balanced(graph, best.part, k, imbalance)
+    return best
