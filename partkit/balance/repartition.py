@@ -73,6 +73,8 @@ BALANCE_PASSES = 500
 REFINE_PASSES = 10
 #: FM refinement gives up a pass after this many moves without a new best.
 REFINE_STALL = 200
+#: V-cycles of the multilevel strategy after its first cycle (each kept only when it lowers the objective).
+VCYCLES = 5
 
 
 @dataclass
@@ -285,10 +287,28 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow):
     remapped = relabel_to_match(coarse_home, scratch, k, coarse_vsize)
     _improve(coarsest, coarse_home, remapped, k, coarse_vsize, bounds, itr, seed)
     part = min((kept, diffused, remapped), key=lambda p: objective.rank(coarsest, p, bounds))
-    if not len(hierarchy):
-        return part
-    return uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(seed, "repartition", "uncoarsen"),
-                     objective=objective)
+    if len(hierarchy):
+        part = uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(seed, "repartition", "uncoarsen"),
+                         objective=objective)
+    best_rank = objective.rank(graph, part, maxw)
+    for cycle in range(VCYCLES):
+        # coarsen within the old parts and the new ones, refine from the coarsest graph back up
+        key = derive(seed, "repartition", "vcycle", cycle)
+        hierarchy = _hierarchy(graph, maxw, imbalance, ctx, key, None, group=home * k + part)
+        if not len(hierarchy):
+            break
+        cycled = objective.on(hierarchy)
+        coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
+        coarse_part[hierarchy.to_coarsest()] = part
+        refine(hierarchy.coarsest, coarse_part, level_bounds(hierarchy.coarsest, maxw, False), ctx.refinement,
+               derive(key, "coarsest"), objective=cycled)
+        candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(key, "uncoarsen"),
+                              objective=cycled)
+        rank = objective.rank(graph, candidate, maxw)
+        if rank > best_rank:
+            break
+        part, best_rank = candidate, rank
+    return part
 
 
 def scratch_method():
