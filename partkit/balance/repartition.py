@@ -262,9 +262,10 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
     return part
 
 
-def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow):
+def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method):
     """The ``multilevel`` strategy: coarsen within the old parts, start from the best of the old partition,
-    diffusion and scratch-remap on the coarsest graph, refine ``itr * cut + migration`` on every level."""
+    diffusion and scratch-remap on the coarsest graph, refine ``itr * cut + migration`` on every level; then
+    V-cycles from that result and from the fine graph's scratch-remap partition; the best of both."""
     from partkit._random import derive
     from partkit.multilevel import _hierarchy, preset, run
     from partkit.multilevel.objectives import migration
@@ -290,25 +291,40 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow):
     if len(hierarchy):
         part = uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(seed, "repartition", "uncoarsen"),
                          objective=objective)
+    fine_scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method, seed=seed,
+                                          vsize=vsize).part  # the start of the remap strategy
+    starts = (part, fine_scratch)
+    results = [_vcycles(graph, home, k, start, objective, maxw, imbalance, ctx, derive(seed, "repartition", i))
+               for i, start in enumerate(starts)]
+    return min(results, key=lambda result: result[1])[0]
+
+
+def _vcycles(graph, home, k, part, objective, maxw, imbalance, ctx, key):
+    """Up to :data:`VCYCLES` V-cycles of the migration ``objective`` from ``part``: coarsen within the old
+    parts and the current ones, refine from the coarsest graph back up; each kept while it lowers the
+    objective. Returns ``(part, its rank)``."""
+    from partkit._random import derive
+    from partkit.multilevel import _hierarchy
+    from partkit.multilevel.refinement import level_bounds, refine, uncoarsen
+
     best_rank = objective.rank(graph, part, maxw)
     for cycle in range(VCYCLES):
-        # coarsen within the old parts and the new ones, refine from the coarsest graph back up
-        key = derive(seed, "repartition", "vcycle", cycle)
-        hierarchy = _hierarchy(graph, maxw, imbalance, ctx, key, None, group=home * k + part)
+        cycle_key = derive(key, "vcycle", cycle)
+        hierarchy = _hierarchy(graph, maxw, imbalance, ctx, cycle_key, None, group=home * k + part)
         if not len(hierarchy):
             break
         cycled = objective.on(hierarchy)
         coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
         coarse_part[hierarchy.to_coarsest()] = part
         refine(hierarchy.coarsest, coarse_part, level_bounds(hierarchy.coarsest, maxw, False), ctx.refinement,
-               derive(key, "coarsest"), objective=cycled)
-        candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(key, "uncoarsen"),
+               derive(cycle_key, "coarsest"), objective=cycled)
+        candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(cycle_key, "uncoarsen"),
                               objective=cycled)
         rank = objective.rank(graph, candidate, maxw)
         if rank > best_rank:
             break
         part, best_rank = candidate, rank
-    return part
+    return part, best_rank
 
 
 def scratch_method():
@@ -396,7 +412,7 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     maxw = max_part_weights(graph, k, imbalance)
     candidates = []
     if strategy in ("multilevel", "auto"):
-        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow)
+        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method)
         candidates.append(_result(graph, home, part, k, vsize, "multilevel"))
     if strategy in ("diffusion", "auto"):
         part = home.copy()
