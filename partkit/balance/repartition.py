@@ -48,13 +48,14 @@ Strategies
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, linprog
 
-from partkit.errors import InputError
+from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.graph import Graph
 from partkit.metrics import (check_partition, edge_cut, imbalance, is_balanced, max_part_weights,
                              part_weights)
@@ -291,8 +292,10 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method)
     if len(hierarchy):
         part = uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(seed, "repartition", "uncoarsen"),
                          objective=objective)
-    fine_scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method, seed=seed,
-                                          vsize=vsize).part  # the start of the remap strategy
+    with warnings.catch_warnings():  # the result's balance is what counts (RepartitionResult.balanced)
+        warnings.simplefilter("ignore", InfeasibleBalanceWarning)
+        fine_scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method, seed=seed,
+                                              vsize=vsize).part  # the start of the remap strategy
     starts = (part, fine_scratch)
     results = [_vcycles(graph, home, k, start, objective, maxw, imbalance, ctx, derive(seed, "repartition", i))
                for i, start in enumerate(starts)]
