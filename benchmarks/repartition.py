@@ -125,12 +125,14 @@ SCENARIOS = {"disc2d": disc2d, "band3d": band3d, "spikes": spikes, "particles": 
 
 # ---------------------------------------------------------------- measuring
 def fresh_metis_cut(g, w, k):
-    """Cut of pymetis on the new weights (conversion outside the timer; same ε through ufactor)."""
+    """Cut of pymetis on the new weights (same ε through ufactor), recomputed by partkit."""
     import pymetis
 
+    from partkit.metrics import edge_cut
+
     opts = pymetis.Options(ufactor=int(round(1000 * EPS)), seed=0)
-    cut, _ = pymetis.part_graph(k, xadj=g.xadj, adjncy=g.adjncy, vweights=w, options=opts)
-    return int(cut)
+    part = np.asarray(pymetis.part_graph(k, pymetis.CSRAdjacency(g.xadj, g.adjncy), vweights=w, options=opts)[1])
+    return edge_cut(g, part)
 
 
 def lower_bound(g, old, w, k):

@@ -98,11 +98,16 @@ def run(args):
                   f"cut {s['cut']}  migration {s['migration']} ({s['moved']} moved)  "
                   f"imbalance {s['imbalance']:.4f}")
         print(f"  wrote {output}")
-    if not balanced:
-        print(f"partkit: warning: the new partition exceeds the balance bound (imbalance "
-              f"{result.imbalance:.4f} > {args.imbalance})", file=sys.stderr)
-        return EXIT_INFEASIBLE
-    return EXIT_OK
+    return _status(result, balanced, args.imbalance)
+
+
+def _status(result, balanced, bound):
+    """The exit status, with a warning when the new partition exceeds the balance bound."""
+    if balanced:
+        return EXIT_OK
+    print(f"partkit: warning: the new partition exceeds the balance bound (imbalance "
+          f"{result.imbalance:.4f} > {bound})", file=sys.stderr)
+    return EXIT_INFEASIBLE
 
 
 #: Options of the serial command that the MPI path does not take, with their defaults.
@@ -160,8 +165,4 @@ def _run_distributed(comm, args):
         print(f"  cut {result.cut}  migration {result.migration} ({result.moved} vertices moved)  "
               f"imbalance {result.imbalance:.4f}")
         print(f"  wrote {output}")
-    if not balanced:
-        print(f"partkit: warning: the new partition exceeds the balance bound (imbalance "
-              f"{result.imbalance:.4f} > {args.imbalance})", file=sys.stderr)
-        return EXIT_INFEASIBLE
-    return EXIT_OK
+    return _status(result, balanced, args.imbalance)
