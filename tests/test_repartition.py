@@ -278,3 +278,18 @@ def test_multilevel_leaves_a_balanced_partition_nearly_alone(mesh):
     g, old, _ = mesh
     r = repartition(g, old, None, K, itr=0.05)
     assert r.migration == 0 and np.array_equal(r.part, old)
+
+
+def test_docs_section_is_what_the_benchmark_generates_from_its_committed_json():
+    """docs/balance.md's benchmark section comes from benchmarks/repartition.py --quick --docs, not by hand."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("repartition_benchmark", root / "benchmarks" / "repartition.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    source = "benchmarks/results/repartition_quick.json"
+    results = json.loads((root / source).read_text())
+    assert bench.targets(results) == results["targets"]
+    assert bench.markdown(results, source) in (root / "docs" / "balance.md").read_text()
