@@ -24,7 +24,9 @@ Strategies
     ``diffusion`` and the ``remap`` strategies run on that graph; then
     project it level by level, balancing and refining (label propagation,
     k-way FM) ``itr * cut + migration`` on every level
-    (:func:`partkit.multilevel.objectives.migration`).
+    (:func:`partkit.multilevel.objectives.migration`). Then V-cycles
+    (coarsening within the old and the current parts) refine that result,
+    and separately the scratch partition of ``remap``; the better is kept.
 ``diffusion``
     Compute a flow of load between neighbouring parts (on the quotient graph
     of the partition) that balances them: by default the flow of least total
@@ -74,7 +76,7 @@ BALANCE_PASSES = 500
 REFINE_PASSES = 10
 #: FM refinement gives up a pass after this many moves without a new best.
 REFINE_STALL = 200
-#: V-cycles of the multilevel strategy after its first cycle (each kept only when it lowers the objective).
+#: Most V-cycles of the multilevel strategy from each of its two starts (each kept only when it lowers the objective).
 VCYCLES = 5
 
 
@@ -387,7 +389,8 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         on the coarsest graph of ``multilevel``):
         least total volume (least migration) or least 2-norm (diffusion).
     method : str, optional
-        Partitioning method for ``remap``/``auto`` (default :func:`scratch_method`).
+        Partitioning method from scratch for ``remap``, ``multilevel`` and ``auto``
+        (default :func:`scratch_method`).
     seed : int
 
     Returns
