@@ -293,3 +293,14 @@ def test_docs_section_is_what_the_benchmark_generates_from_its_committed_json():
     results = json.loads((root / source).read_text())
     assert bench.targets(results) == results["targets"]
     assert bench.markdown(results, source) in (root / "docs" / "balance.md").read_text()
+
+
+def test_multilevel_on_two_parts_refines_the_migration_too():
+    """k = 2: the engine's 2-way FM lowers the cut only, so the migration objective gets k-way FM instead."""
+    g = delaunay(4000, seed=5)
+    old = partkit.partition(g, 2, seed=0)
+    w = np.where(np.hypot(g.coords[:, 0] - 0.3, g.coords[:, 1] - 0.3) < 0.2, 3, 1)
+    results = {s: repartition(g, old, w, 2, itr=1.0, strategy=s) for s in ("diffusion", "remap", "multilevel")}
+    ml = results["multilevel"].objective(1.0)  # 577 with 2-way FM on the cut (127 + 385 = 512 now)
+    assert results["multilevel"].balanced
+    assert ml < results["diffusion"].objective(1.0) and ml <= 1.01 * results["remap"].objective(1.0)

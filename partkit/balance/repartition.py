@@ -51,7 +51,7 @@ Strategies
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -274,7 +274,9 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method)
     from partkit.multilevel.objectives import migration
     from partkit.multilevel.refinement import level_bounds, refine, uncoarsen
 
-    ctx = preset("default")
+    engine = preset("default")
+    # two parts are refined as many: balance, label propagation, FM for the migration objective
+    ctx = replace(engine, refinement=replace(engine.refinement, bisection_algorithms=engine.refinement.algorithms))
     hierarchy = _hierarchy(graph, maxw, imbalance, ctx, derive(seed, "repartition"), None, group=home)
     objective = migration(home, vsize, itr).on(hierarchy)
     coarsest = hierarchy.coarsest
@@ -287,7 +289,7 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method)
     refine(coarsest, kept, bounds, ctx.refinement, derive(seed, "repartition", "old"), objective=objective)
     diffused = coarse_home.copy()
     _improve(coarsest, coarse_home, diffused, k, coarse_vsize, bounds, itr, seed, flow)
-    scratch = run(coarsest, k, bounds, imbalance, ctx, derive(seed, "repartition", "scratch"))
+    scratch = run(coarsest, k, bounds, imbalance, engine, derive(seed, "repartition", "scratch"))
     remapped = relabel_to_match(coarse_home, scratch, k, coarse_vsize)
     _improve(coarsest, coarse_home, remapped, k, coarse_vsize, bounds, itr, seed)
     part = min((kept, diffused, remapped), key=lambda p: objective.rank(coarsest, p, bounds))
