@@ -124,9 +124,10 @@ def run_distributed(args):
     comm = MPI.COMM_WORLD
     try:
         return _run_distributed(comm, args)
-    except InputError:
+    except InputError as exc:  # raised on every rank alike (the files are read and checked on all of them)
         if comm.rank == 0:
-            raise  # the CLI prints it once
+            print(f"partkit: error: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
+        comm.Barrier()  # no rank ends before rank 0 has printed: mpiexec stops the others when one fails
         return EXIT_INPUT
 
 
