@@ -92,10 +92,13 @@ def repartition_rows(n, k, method, seed=0):
         case = {"refined": f"r={radius}, x{factor}", "old_cut": edge_cut(g, old),
                 "total": int(w.sum()), "min_migration": int(excess.sum())}
         for label, result in (
-                ("diffusion l1 itr=1000", repartition(g, old, w, k, itr=1000.0, seed=seed)),
-                ("diffusion l2 itr=1000", repartition(g, old, w, k, itr=1000.0, flow="l2",
+                ("diffusion l1 itr=1000", repartition(g, old, w, k, itr=1000.0, strategy="diffusion",
                                                       seed=seed)),
-                ("diffusion l1 itr=0.1", repartition(g, old, w, k, itr=0.1, seed=seed)),
+                ("diffusion l2 itr=1000", repartition(g, old, w, k, itr=1000.0, flow="l2",
+                                                      strategy="diffusion", seed=seed)),
+                ("diffusion l1 itr=0.1", repartition(g, old, w, k, itr=0.1, strategy="diffusion",
+                                                     seed=seed)),
+                ("multilevel itr=1000", repartition(g, old, w, k, itr=1000.0, method=method, seed=seed)),
                 ("auto itr=1000", repartition(g, old, w, k, strategy="auto", method=method,
                                               seed=seed)),
                 ("scratch, relabelled", partition_from_scratch(g, old, k, vwgt=w, method=method,

@@ -305,3 +305,120 @@ def test_benchmark_runs_end_to_end(tmp_path):
     assert row["same_partition_twice"] and row["recomputed"]["cut"] == row["distributed"]["cut"]
     assert row["recomputed"]["balanced"] and set(row["predicted_seconds"]) == {"64", "256", "1024"}
     assert "predicted communication seconds" in run.stdout
+
+
+# ---------------------------------------------------------------- repartitioning (partkit.distributed.repartition)
+
+REPARTITION = """
+import doctest, json, sys
+import numpy as np
+from mpi4py import MPI
+import partkit
+import partkit.distributed.adaptive
+from partkit.balance.repartition import repartition as serial, with_weights
+from partkit.distributed import repartition
+from partkit.generators import delaunay
+from partkit.metrics import edge_cut, is_balanced
+comm = MPI.COMM_WORLD
+graph, k, itr = delaunay(6000, seed=4), 8, float(sys.argv[1])
+old = partkit.partition(graph, k, seed=0)
+c = graph.coords
+w = np.where(np.hypot(c[:, 0] - 0.3, c[:, 1] - 0.4) < 0.25, 4, 1)
+vtxdist = np.array([0, 100] + [int(graph.n * (r + 1) / comm.size) for r in range(1, comm.size)])  # uneven
+a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
+part = repartition(comm, vtxdist, graph.xadj[a:b + 1] - graph.xadj[a], graph.adjncy[graph.xadj[a]:graph.xadj[b]],
+                   old[a:b], k, vwgt=w[a:b], itr=itr)
+part = np.concatenate(comm.allgather(part))
+examples = doctest.testmod(partkit.distributed.adaptive)
+if comm.rank == 0:
+    s = serial(graph, old, w, k, itr=itr)
+    print(json.dumps({"objective": itr * edge_cut(graph, part) + int(w[part != old].sum()),
+                      "serial": s.objective(itr), "balanced": is_balanced(with_weights(graph, w), part, k),
+                      "doctest": [examples.attempted, examples.failed]}))
+"""
+
+
+@needs_mpi
+@pytest.mark.parametrize("nprocs", [2, 4])
+def test_repartition_on_ranks_is_within_10_percent_of_serial(nprocs):
+    for itr in (1000.0, 1.0):
+        result = json.loads(run_script(nprocs, REPARTITION, itr))
+        assert result["balanced"], result
+        assert result["objective"] <= 1.10 * result["serial"], result
+        assert result["doctest"][0] > 5 and result["doctest"][1] == 0
+
+
+REPARTITION_ERRORS = """
+import json
+import numpy as np
+from mpi4py import MPI
+from partkit.distributed import repartition
+from partkit.errors import InputError
+from partkit.generators import grid2d
+comm = MPI.COMM_WORLD
+g = grid2d(12, 10)
+vtxdist = np.linspace(0, g.n, comm.size + 1).astype(np.int64)
+a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
+rows = (vtxdist, g.xadj[a:b + 1] - g.xadj[a], g.adjncy[g.xadj[a]:g.xadj[b]])
+old = np.arange(a, b) * 4 // g.n
+last = comm.rank == comm.size - 1
+cases = {"length": dict(old_part=old[:-1] if last else old),
+         "range": dict(old_part=np.where(np.arange(a, b) == g.n - 1, 4, old)),
+         "vsize": dict(old_part=old, vsize=np.where(np.arange(a, b) == 0, -1, 1)),
+         "k": dict(old_part=old, k=0)}
+messages = {}
+for name, case in cases.items():
+    try:
+        repartition(comm, *rows, case["old_part"], case.get("k", 4), vsize=case.get("vsize"))
+        messages[name] = None
+    except InputError as exc:
+        messages[name] = str(exc)
+gathered = comm.gather(messages, root=0)
+if comm.rank == 0:
+    print(json.dumps(gathered))
+"""
+
+
+@needs_mpi
+def test_repartition_errors_reach_every_rank():
+    per_rank = json.loads(run_script(3, REPARTITION_ERRORS))
+    expected = {"length": "rank 2: the old partition has 39 entries for 40 local vertices",
+                "range": "rank 2: old part ids must be integers in 0..3",
+                "vsize": "rank 0: vsize must be non-negative integers",
+                "k": "k must be an integer in 1..n=120, got 0"}
+    assert len(per_rank) == 3
+    for messages in per_rank:
+        for name, message in expected.items():
+            assert messages[name] is not None and message in messages[name], (name, messages[name])
+
+
+@needs_mpi
+def test_cli_repartition_under_mpi_matches_the_serial_command(tmp_path):
+    from partkit.generators import delaunay
+    from partkit.io import read_partition, write_metis_graph, write_partition
+    from partkit.metrics import edge_cut
+
+    import partkit
+
+    graph = delaunay(3000, seed=2)
+    path = tmp_path / "mesh.graph"
+    write_metis_graph(path, graph)
+    old = partkit.partition(graph, 4, seed=0)
+    write_partition(tmp_path / "old.part", old)
+    weights = np.where(graph.coords[:, 0] < 0.3, 3, 1)
+    np.savetxt(tmp_path / "w.txt", weights, fmt="%d")
+    argv = ["-m", "partkit", "repartition", str(path), str(tmp_path / "old.part"), "--weights",
+            str(tmp_path / "w.txt"), "-k", "4", "--json"]
+    result = json.loads(run_mpi(2, [sys.executable, *argv, "-o", str(tmp_path / "mpi.part")], timeout=300))
+    part = read_partition(tmp_path / "mpi.part", n=graph.n, k=4)
+    assert result["ranks"] == 2 and result["strategy"] == "multilevel" and result["balanced"]
+    assert result["cut"] == edge_cut(graph, part) and result["migration"] == int(weights[part != old].sum())
+    serial = subprocess.run([sys.executable, *argv, "-o", str(tmp_path / "serial.part")], capture_output=True,
+                            text=True, env={**os.environ, "PYTHONPATH": ROOT}, timeout=300)
+    assert serial.returncode == 0, serial.stderr[-3000:]
+    assert json.loads(serial.stdout)["cut"] == result["cut"]
+    command, environ = mpiexec_command(2, [sys.executable, *argv, "--strategy", "diffusion"])
+    environ["PYTHONPATH"] = ROOT
+    refused = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and refused.stderr.count("partkit: error:") == 1, refused.stderr[-3000:]
+    assert "--strategy is not available under MPI" in refused.stderr

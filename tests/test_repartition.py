@@ -36,7 +36,7 @@ def test_repartition_restores_balance_with_little_migration(mesh):
     g, old, w = mesh
     gw = with_weights(g, w)
     assert not is_balanced(gw, old, K)
-    r = repartition(g, old, w, K)
+    r = repartition(g, old, w, K, strategy="diffusion")
     assert is_balanced(gw, r.part, K)
     assert r.migration == migration_volume(old, r.part, w)[0]
     assert r.moved == int((r.part != old).sum())
@@ -44,7 +44,7 @@ def test_repartition_restores_balance_with_little_migration(mesh):
     lower = _migration_lower_bound(g, old, w)
     assert lower <= r.migration <= 3 * lower
     assert r.cut <= 1.3 * edge_cut(g, old)
-    again = repartition(g, old, w, K)
+    again = repartition(g, old, w, K, strategy="diffusion")
     assert np.array_equal(r.part, again.part)
 
 
@@ -70,7 +70,7 @@ def test_itr_trades_cut_for_migration(mesh):
 def test_scratch_moves_much_more_than_repartition(mesh):
     pytest.importorskip("pymetis")
     g, old, w = mesh
-    r = repartition(g, old, w, K)
+    r = repartition(g, old, w, K, strategy="diffusion")
     relabelled = partition_from_scratch(g, old, K, vwgt=w, method="metis")
     raw = partition_from_scratch(g, old, K, vwgt=w, method="metis", relabel=False)
     assert relabelled.cut == raw.cut and relabelled.migration <= raw.migration
@@ -191,3 +191,116 @@ def _modules():
     import importlib.util
 
     return {name for name in ("pymetis",) if importlib.util.find_spec(name)}
+
+
+# ---------------------------------------------------------------- the migration objective, multilevel
+
+
+@pytest.mark.parametrize("itr", [1000.0, 1.0, 0.3])
+def test_migration_gain_is_the_objective_difference(mesh, itr):
+    """move_gain (what label propagation, k-way FM and the balancer rate moves by) against recomputed values."""
+    from partkit.multilevel.kernels.objectives import move_gain
+    from partkit.multilevel.kernels.refinement_moves import connections
+    from partkit.multilevel.objectives import migration
+
+    g, old, _ = mesh
+    rng = np.random.default_rng(1)
+    current = partkit.partition(g, K, seed=3)  # differs from old almost everywhere
+    sizes = rng.integers(0, 10, g.n)
+    objective = migration(old, sizes, itr)
+    conn = np.full(K, -1, dtype=np.int64)
+    touched = np.empty(K, dtype=np.int64)
+    checked = 0
+    for v in rng.choice(g.n, 60, replace=False):
+        own = current[v]
+        nt = connections(v, g.xadj, g.adjncy, g.adjwgt, current, conn, touched)
+        internal = max(conn[own], 0)
+        for to in range(K):  # adjacent parts and far ones (the balancer's last resort)
+            if to == own:
+                continue
+            gain = move_gain(objective.code, objective.data, g.xadj, g.adjncy, current, v, conn, touched, nt, to,
+                             internal)
+            moved = current.copy()
+            moved[v] = to
+            assert gain == objective.value(g, current) - objective.value(g, moved)
+            checked += 1
+        conn[touched[:nt]] = -1
+    assert checked == 60 * (K - 1)
+    den = objective.data[1, -1]
+    value = objective.value(g, current)
+    assert value == pytest.approx(den * (itr * edge_cut(g, current) + migration_volume(old, current, sizes)[0]))
+
+
+def test_migration_objective_on_a_hierarchy_within_the_old_parts(mesh):
+    from partkit.multilevel.coarsening import coarsen
+    from partkit.multilevel.context import CoarseningContext
+    from partkit.multilevel.objectives import migration
+
+    g, old, w = mesh
+    hierarchy = coarsen(with_weights(g, w), CoarseningContext(), 300, key=7, group=old)
+    objective = migration(old, w, 1000).on(hierarchy)
+    to_coarsest = hierarchy.to_coarsest()
+    coarse = np.random.default_rng(2).integers(0, K, hierarchy.coarsest.n)
+    # a partition of the coarsest graph has the same objective on it as projected on the input graph
+    assert objective.value(hierarchy.coarsest, coarse) == objective.value(g, coarse[to_coarsest])
+    assert objective.at(hierarchy.coarsest).data[1, :-1].sum() == w.sum()
+    mixed = coarsen(g, CoarseningContext(), 300, key=7)  # merges vertices of different old parts
+    with pytest.raises(ValueError, match="different old parts"):
+        migration(old, w, 1000).on(mixed)
+
+
+@pytest.mark.parametrize("itr", [1000.0, 0.05])
+def test_multilevel_is_at_least_as_good_as_diffusion_and_remap(mesh, itr):
+    g, old, w = mesh
+    gw = with_weights(g, w)
+    results = {s: repartition(g, old, w, K, itr=itr, strategy=s) for s in ("diffusion", "remap", "multilevel")}
+    ml = results["multilevel"]
+    assert is_balanced(gw, ml.part, K) and ml.balanced
+    assert ml.strategy == "multilevel" and ml.cut == edge_cut(g, ml.part)
+    assert ml.migration == migration_volume(old, ml.part, w)[0]
+    assert ml.objective(itr) <= min(results["diffusion"].objective(itr), results["remap"].objective(itr))
+    auto = repartition(g, old, w, K, itr=itr, strategy="auto")
+    assert auto.objective(itr) <= ml.objective(itr)
+    assert np.array_equal(repartition(g, old, w, K, itr=itr).part, ml.part)  # the default, deterministic
+
+
+def test_multilevel_with_several_constraints_and_separate_vsize(mesh):
+    g, old, w = mesh
+    second = np.where(g.coords[:, 0] > 0.7, 2, 1)
+    both = np.stack([w, second], axis=1)
+    sizes = np.full(g.n, 5)
+    r = repartition(g, old, both, K, imbalance=0.05, vsize=sizes)
+    assert np.all(imbalance(with_weights(g, both), r.part, K) < 0.06)
+    assert r.migration == 5 * r.moved
+
+
+def test_multilevel_leaves_a_balanced_partition_nearly_alone(mesh):
+    g, old, _ = mesh
+    r = repartition(g, old, None, K, itr=0.05)
+    assert r.migration == 0 and np.array_equal(r.part, old)
+
+
+def test_docs_section_is_what_the_benchmark_generates_from_its_committed_json():
+    """docs/balance.md's benchmark section comes from benchmarks/repartition.py --quick --docs, not by hand."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("repartition_benchmark", root / "benchmarks" / "repartition.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    source = "benchmarks/results/repartition_quick.json"
+    results = json.loads((root / source).read_text())
+    assert bench.targets(results) == results["targets"]
+    assert bench.markdown(results, source) in (root / "docs" / "balance.md").read_text()
+
+
+def test_multilevel_on_two_parts_refines_the_migration_too():
+    """k = 2: the engine's 2-way FM lowers the cut only, so the migration objective gets k-way FM instead."""
+    g = delaunay(4000, seed=5)
+    old = partkit.partition(g, 2, seed=0)
+    w = np.where(np.hypot(g.coords[:, 0] - 0.3, g.coords[:, 1] - 0.3) < 0.2, 3, 1)
+    results = {s: repartition(g, old, w, 2, itr=1.0, strategy=s) for s in ("diffusion", "remap", "multilevel")}
+    ml = results["multilevel"].objective(1.0)  # 577 with 2-way FM on the cut (127 + 385 = 512 now)
+    assert results["multilevel"].balanced
+    assert ml < results["diffusion"].objective(1.0) and ml <= 1.01 * results["remap"].objective(1.0)

@@ -15,6 +15,18 @@ small cut; a small one favours little migration.
 
 Strategies
 ----------
+``multilevel`` (default)
+    ParMETIS ``AdaptiveRepart`` (Schloegel, Karypis and Kumar's unified
+    repartitioning) on partkit's multilevel engine: coarsen merging only
+    vertices of the same old part, so every coarse vertex has one old part
+    and the summed ``vsize``; on the coarsest graph take the best, by the
+    objective, of the old partition (balanced and refined there), the
+    ``diffusion`` and the ``remap`` strategies run on that graph; then
+    project it level by level, balancing and refining (label propagation,
+    k-way FM) ``itr * cut + migration`` on every level
+    (:func:`partkit.multilevel.objectives.migration`). Then V-cycles
+    (coarsening within the old and the current parts) refine that result,
+    and separately the scratch partition of ``remap``; the better is kept.
 ``diffusion``
     Compute a flow of load between neighbouring parts (on the quotient graph
     of the partition) that balances them: by default the flow of least total
@@ -33,24 +45,25 @@ Strategies
     maximise the weight that stays in place (an assignment problem), then
     run the same refinement.
 ``auto``
-    Both; keep the one with the lower objective (what ParMETIS does).
+    All three; keep the one with the lower objective.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment, linprog
 
-from partkit.errors import InputError
+from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.graph import Graph
 from partkit.metrics import (check_partition, edge_cut, imbalance, is_balanced, max_part_weights,
                              part_weights)
 from partkit.balance.kernels.repartition import balance_moves, flow_moves, refine_migration
 
-STRATEGIES = ("diffusion", "remap", "auto")
+STRATEGIES = ("multilevel", "diffusion", "remap", "auto")
 
 #: Rounds of (flow from the current weights, moves along it); each round
 #: sends only this fraction of the flow, because a flow that crosses several
@@ -63,6 +76,8 @@ BALANCE_PASSES = 500
 REFINE_PASSES = 10
 #: FM refinement gives up a pass after this many moves without a new best.
 REFINE_STALL = 200
+#: Most V-cycles of the multilevel strategy from each of its two starts (each kept only when it lowers the objective).
+VCYCLES = 5
 
 
 @dataclass
@@ -82,6 +97,8 @@ class RepartitionResult:
     imbalance : float
         Max part weight / average - 1 (worst constraint), with the new weights.
     strategy : str
+    balanced : bool
+        Whether every part meets the bound (set by :func:`repartition`).
     """
 
     part: np.ndarray
@@ -91,6 +108,7 @@ class RepartitionResult:
     moved: int
     imbalance: float
     strategy: str
+    balanced: bool = True
 
     def objective(self, itr) -> float:
         """``itr * cut + migration``."""
@@ -247,6 +265,75 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
     return part
 
 
+def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method):
+    """The ``multilevel`` strategy: coarsen within the old parts, start from the best of the old partition,
+    diffusion and scratch-remap on the coarsest graph, refine ``itr * cut + migration`` on every level; then
+    V-cycles from that result and from the fine graph's scratch-remap partition; the best of both."""
+    from partkit._random import derive
+    from partkit.multilevel import _hierarchy, preset, run
+    from partkit.multilevel.objectives import migration
+    from partkit.multilevel.refinement import level_bounds, refine, uncoarsen
+
+    engine = preset("default")
+    # two parts are refined as many: balance, label propagation, FM for the migration objective
+    ctx = replace(engine, refinement=replace(engine.refinement, bisection_algorithms=engine.refinement.algorithms))
+    hierarchy = _hierarchy(graph, maxw, imbalance, ctx, derive(seed, "repartition"), None, group=home)
+    objective = migration(home, vsize, itr).on(hierarchy)
+    coarsest = hierarchy.coarsest
+    to_coarsest = hierarchy.to_coarsest() if len(hierarchy) else np.arange(graph.n)
+    coarse_home = np.empty(coarsest.n, dtype=np.int64)
+    coarse_home[to_coarsest] = home
+    coarse_vsize = np.bincount(to_coarsest, weights=vsize, minlength=coarsest.n).astype(np.int64)
+    bounds = level_bounds(coarsest, maxw, not len(hierarchy))
+    kept = coarse_home.copy()
+    refine(coarsest, kept, bounds, ctx.refinement, derive(seed, "repartition", "old"), objective=objective)
+    diffused = coarse_home.copy()
+    _improve(coarsest, coarse_home, diffused, k, coarse_vsize, bounds, itr, seed, flow)
+    scratch = run(coarsest, k, bounds, imbalance, engine, derive(seed, "repartition", "scratch"))
+    remapped = relabel_to_match(coarse_home, scratch, k, coarse_vsize)
+    _improve(coarsest, coarse_home, remapped, k, coarse_vsize, bounds, itr, seed)
+    part = min((kept, diffused, remapped), key=lambda p: objective.rank(coarsest, p, bounds))
+    if len(hierarchy):
+        part = uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(seed, "repartition", "uncoarsen"),
+                         objective=objective)
+    with warnings.catch_warnings():  # the result's balance is what counts (RepartitionResult.balanced)
+        warnings.simplefilter("ignore", InfeasibleBalanceWarning)
+        fine_scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method, seed=seed,
+                                              vsize=vsize).part  # the start of the remap strategy
+    starts = (part, fine_scratch)
+    results = [_vcycles(graph, home, k, start, objective, maxw, imbalance, ctx, derive(seed, "repartition", i))
+               for i, start in enumerate(starts)]
+    return min(results, key=lambda result: result[1])[0]
+
+
+def _vcycles(graph, home, k, part, objective, maxw, imbalance, ctx, key):
+    """Up to :data:`VCYCLES` V-cycles of the migration ``objective`` from ``part``: coarsen within the old
+    parts and the current ones, refine from the coarsest graph back up; each kept while it lowers the
+    objective. Returns ``(part, its rank)``."""
+    from partkit._random import derive
+    from partkit.multilevel import _hierarchy
+    from partkit.multilevel.refinement import level_bounds, refine, uncoarsen
+
+    best_rank = objective.rank(graph, part, maxw)
+    for cycle in range(VCYCLES):
+        cycle_key = derive(key, "vcycle", cycle)
+        hierarchy = _hierarchy(graph, maxw, imbalance, ctx, cycle_key, None, group=home * k + part)
+        if not len(hierarchy):
+            break
+        cycled = objective.on(hierarchy)
+        coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
+        coarse_part[hierarchy.to_coarsest()] = part
+        refine(hierarchy.coarsest, coarse_part, level_bounds(hierarchy.coarsest, maxw, False), ctx.refinement,
+               derive(cycle_key, "coarsest"), objective=cycled)
+        candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(cycle_key, "uncoarsen"),
+                              objective=cycled)
+        rank = objective.rank(graph, candidate, maxw)
+        if rank > best_rank:
+            break
+        part, best_rank = candidate, rank
+    return part, best_rank
+
+
 def scratch_method():
     """The method used to partition from scratch: ``multilevel`` when available, else ``metis``."""
     from partkit.methods import METHODS
@@ -277,7 +364,7 @@ def partition_from_scratch(graph, part, k, *, vwgt=None, imbalance=0.03, method=
 
 
 def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, vsize=None,
-                strategy="diffusion", flow="l1", method=None, seed=0) -> RepartitionResult:
+                strategy="multilevel", flow="l1", method=None, seed=0) -> RepartitionResult:
     """Rebalance ``part`` for new vertex weights, keeping the cut and the migration low.
 
     Parameters
@@ -297,12 +384,15 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         ``itr * cut + migration``.
     vsize : array_like of int, shape (n,), optional
         Migration cost per vertex (default: the first new weight).
-    strategy : {"diffusion", "remap", "auto"}
+    strategy : {"multilevel", "diffusion", "remap", "auto"}, default "multilevel"
+        See the module's description.
     flow : {"l1", "l2"}, default "l1"
-        The balancing flow of the diffusion strategy (:func:`balancing_flow`):
+        The balancing flow of the diffusion strategy (:func:`balancing_flow`, also
+        on the coarsest graph of ``multilevel``):
         least total volume (least migration) or least 2-norm (diffusion).
     method : str, optional
-        Partitioning method for ``remap``/``auto`` (default :func:`scratch_method`).
+        Partitioning method from scratch for ``remap``, ``multilevel`` and ``auto``
+        (default :func:`scratch_method`).
     seed : int
 
     Returns
@@ -329,6 +419,9 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         raise InputError(f"{graph.name}: vsize must be {graph.n} non-negative integers")
     maxw = max_part_weights(graph, k, imbalance)
     candidates = []
+    if strategy in ("multilevel", "auto"):
+        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method)
+        candidates.append(_result(graph, home, part, k, vsize, "multilevel"))
     if strategy in ("diffusion", "auto"):
         part = home.copy()
         _improve(graph, home, part, k, vsize, maxw, itr, seed, flow)
@@ -339,4 +432,6 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         part = scratch.part.copy()
         _improve(graph, home, part, k, vsize, maxw, itr, seed)
         candidates.append(_result(graph, home, part, k, vsize, "remap"))
-    return min(candidates, key=_ranking(graph, k, imbalance, itr))
+    best = min(candidates, key=_ranking(graph, k, imbalance, itr))
+    best.balanced = is_balanced(graph, best.part, k, imbalance)
+    return best

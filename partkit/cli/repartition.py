@@ -1,4 +1,13 @@
-"""``partkit repartition``: rebalance a partition after the vertex weights changed."""
+"""``partkit repartition``: rebalance a partition after the vertex weights changed.
+
+Under MPI (``mpiexec -n P partkit repartition FILE PARTFILE --weights W``)
+every rank reads its block of the graph (:func:`partkit.distributed.read_graph`)
+and its rows of the partition and weight files (each rank parses those
+whole files, which hold one short line per vertex), the ranks call
+:func:`partkit.distributed.repartition` (which gathers on rank 0 for the
+serial multilevel repartitioner), write the one partition file together and
+rank 0 prints the summary.
+"""
 
 from __future__ import annotations
 
@@ -28,10 +37,11 @@ def register(subparsers):
                         help="allowed imbalance (default 0.03)")
     parser.add_argument("--itr", type=real(0), default=1000.0,
                         help="weight of the cut against the migration volume (default 1000)")
-    parser.add_argument("--strategy", choices=["diffusion", "remap", "auto"], default="diffusion",
-                        help="diffusion (default), scratch-remap, or the better of both")
+    parser.add_argument("--strategy", choices=["multilevel", "diffusion", "remap", "auto"], default="multilevel",
+                        help="multilevel (default: ParMETIS AdaptiveRepart on the multilevel engine), "
+                             "diffusion, scratch-remap, or the best of the three")
     parser.add_argument("--flow", choices=["l1", "l2"], default="l1",
-                        help="diffusion strategy: balancing flow of least volume (l1, default: moves "
+                        help="diffusion (also on multilevel's coarsest graph): balancing flow of least volume (l1, default: moves "
                              "the least weight) or least 2-norm (l2: what diffusion converges to)")
     parser.add_argument("--compare", action="store_true",
                         help="also partition from scratch (relabelled to maximise overlap) and "
@@ -44,7 +54,11 @@ def register(subparsers):
 
 
 def run(args):
-    """Read the inputs, repartition, write the partition, print the metrics."""
+    """Read the inputs, repartition, write the partition, print the metrics (on all ranks under MPI)."""
+    from partkit.distributed.launch import world_size
+
+    if world_size() > 1:
+        return run_distributed(args)
     from partkit.balance.repartition import (partition_from_scratch, repartition,
                                              scratch_method, with_weights)
     from partkit.errors import InputError
@@ -84,8 +98,72 @@ def run(args):
                   f"cut {s['cut']}  migration {s['migration']} ({s['moved']} moved)  "
                   f"imbalance {s['imbalance']:.4f}")
         print(f"  wrote {output}")
-    if not balanced:
-        print(f"partkit: warning: the new partition exceeds the balance bound (imbalance "
-              f"{result.imbalance:.4f} > {args.imbalance})", file=sys.stderr)
-        return EXIT_INFEASIBLE
-    return EXIT_OK
+    return _status(result, balanced, args.imbalance)
+
+
+def _status(result, balanced, bound):
+    """The exit status, with a warning when the new partition exceeds the balance bound."""
+    if balanced:
+        return EXIT_OK
+    print(f"partkit: warning: the new partition exceeds the balance bound (imbalance "
+          f"{result.imbalance:.4f} > {bound})", file=sys.stderr)
+    return EXIT_INFEASIBLE
+
+
+#: Options of the serial command that the MPI path does not take, with their defaults.
+SERIAL_ONLY = {"coords": None, "edge_weights": "unit", "ncommon": None, "compare": False, "flow": "l1"}
+
+
+def run_distributed(args):
+    """The command on all ranks of COMM_WORLD; the exit status of this rank."""
+    from mpi4py import MPI
+
+    from partkit.cli import EXIT_INPUT
+    from partkit.errors import InputError
+
+    comm = MPI.COMM_WORLD
+    try:
+        return _run_distributed(comm, args)
+    except InputError as exc:  # raised on every rank alike (the files are read and checked on all of them)
+        if comm.rank == 0:
+            print(f"partkit: error: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
+        comm.Barrier()  # no rank ends before rank 0 has printed: mpiexec stops the others when one fails
+        return EXIT_INPUT
+
+
+def _run_distributed(comm, args):
+    from partkit.distributed.adaptive import repartition_block
+    from partkit.distributed.comm import Channel
+    from partkit.distributed.io import read_graph, write_partition
+    from partkit.errors import InputError
+    from partkit.io import read_partition, read_vertex_weights
+
+    given = [name for name, default in SERIAL_ONLY.items() if getattr(args, name, default) != default]
+    if given or args.strategy != "multilevel":
+        flag = "--" + (given[0].replace("_", "-") if given else "strategy")
+        raise InputError(f"{flag} is not available under MPI (the ranks run the multilevel strategy)")
+    output = output_path(args, f"{args.partfile}.repart", [args.partfile, args.file, args.weights])
+    graph = read_graph(comm, args.file)
+    lo, hi = int(graph.vtxdist[comm.rank]), int(graph.vtxdist[comm.rank + 1])
+    weights = read_vertex_weights(args.weights, graph.n)[lo:hi]
+    old = read_partition(args.partfile, graph.n, args.k)
+    k = args.k if args.k is not None else int(old.max(initial=0)) + 1
+    old = old[lo:hi]
+    channel = Channel(comm)
+    part, result = repartition_block(channel, graph.vtxdist, graph.xadj, graph.adjncy, old, k, vwgt=weights,
+                                     adjwgt=graph.adjwgt, itr=args.itr, imbalance=args.imbalance, seed=args.seed,
+                                     name=graph.name)
+    write_partition(comm, output, part)
+    balanced = comm.bcast(result.balanced if comm.rank == 0 else None, root=0)
+    if comm.rank != 0:
+        return EXIT_OK if balanced else EXIT_INFEASIBLE
+    payload = {"file": args.file, "n": graph.n, "k": k, "ranks": comm.size, **result.to_dict(),
+               "objective": result.objective(args.itr), "itr": args.itr, "balanced": balanced, "output": output}
+    if args.json:
+        print_json(payload)
+    else:
+        print(f"{graph.name}: n={graph.n} k={k} strategy={result.strategy} itr={args.itr:g} ranks={comm.size}")
+        print(f"  cut {result.cut}  migration {result.migration} ({result.moved} vertices moved)  "
+              f"imbalance {result.imbalance:.4f}")
+        print(f"  wrote {output}")
+    return _status(result, balanced, args.imbalance)

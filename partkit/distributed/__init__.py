@@ -6,12 +6,15 @@ package never does). Run with ``mpiexec -n P python ...`` or
 
 * :func:`partition` -- ``partition(comm, vtxdist, xadj, adjncy, k, ...)``, the
   part ids of this rank's vertices;
+* :func:`repartition` -- ``repartition(comm, vtxdist, xadj, adjncy, old_part, k, ...)``,
+  the new part ids of this rank's vertices after the weights changed
+  (gathered on rank 0 for the multilevel repartitioner);
 * :func:`read_graph` -- every rank reads its own row block of a file;
 * :class:`DistributedGraph` -- such a block.
 """
 
 
-__all__ = ["DistributedGraph", "partition", "read_graph"]
+__all__ = ["DistributedGraph", "partition", "read_graph", "repartition"]
 
 
 def __getattr__(name):
@@ -22,6 +25,9 @@ def __getattr__(name):
     if name == "partition":
         from partkit.distributed.multilevel import partition
         return partition
+    if name == "repartition":
+        from partkit.distributed.adaptive import repartition
+        return repartition
     if name == "read_graph":
         from partkit.distributed.io import read_graph
         return read_graph

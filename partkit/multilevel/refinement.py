@@ -42,6 +42,7 @@ from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, 
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights, relaxed_bounds)
+from partkit.multilevel.kernels.objectives import MIGRATION
 from partkit.multilevel.objectives import CUT
 
 
@@ -109,7 +110,8 @@ def refine(graph, part, maxw, ctx, key, candidates=None, paths=True, objective=C
         :func:`balance` and :func:`coarse_paths`).
     objective : partkit.multilevel.objectives.Objective
         What the moves lower (default the cut). 2-way FM (k = 2) lowers
-        the cut, which is every objective's on two parts up to a factor.
+        the cut, which is every objective's on two parts up to a factor but
+        the migration's: that one gets k-way FM.
     """
     with for_work(graph.n + graph.adjncy.size):
         _refine(graph, part, maxw, ctx, key, candidates, paths, objective)
@@ -126,7 +128,7 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
                 balance(g, part, pw, maxw, ctx, paths, objective)
                 candidates = None
             continue
-        if name == "fm" and k == 2:
+        if name == "fm" and k == 2 and objective.code != MIGRATION:  # 2-way FM lowers the cut, not the migration
             fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, ctx.bisection_fm_passes,
                       max(50, int(ctx.bisection_bad_share * g.n)), derive(key, name))
             pw[:] = part_weights(g.vwgt, part, k)

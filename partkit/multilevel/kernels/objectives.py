@@ -11,13 +11,17 @@ compiles once:
 ``data`` : int64 array, 2-D
     The objective's data: for :data:`MAPPING` the (k, k) distances
     between the processing elements of two parts; for :data:`VOLUME` the
-    size of every vertex as one row (1, n); for :data:`CUT` a 1 x 1 dummy.
+    size of every vertex as one row (1, n); for :data:`MIGRATION` (2, n + 1):
+    every vertex's old part (row 0) and migration size (row 1), then the
+    column ``(num, den)`` of ``itr = num / den``, the sizes already times
+    ``den``; for :data:`CUT` a 1 x 1 dummy.
 
 A new objective gets a code here and a branch in :func:`move_gain` (the
 gain of a move), :func:`edge_cost` (the cost of an edge between two parts,
 which the balancer's paths and :func:`objective_value` add up; an
 objective that is not a sum over edges, as the volume, also gets a branch
-in :func:`objective_value`); its Python side (name, data) goes into
+in :func:`objective_value`; one with a per-vertex term, as the migration,
+a branch in :func:`vertex_gain`); its Python side (name, data) goes into
 :mod:`partkit.multilevel.objectives`.
 """
 
@@ -31,6 +35,9 @@ CUT = 0
 MAPPING = 1
 #: METIS's total communication volume: ``sum over v of data[0, v] * |parts other than part(v) adjacent to v|``.
 VOLUME = 2
+#: ParMETIS's repartitioning objective ``itr * cut + migration``, in units of ``1 / den``:
+#: ``num * cut + sum over v with part(v) != data[0, v] of data[1, v]``.
+MIGRATION = 3
 
 
 @njit(cache=True)
@@ -38,7 +45,19 @@ def edge_cost(objective, data, a, b):
     """Cost per unit of weight of an edge between parts ``a`` and ``b`` (the cut's for the volume)."""
     if objective == MAPPING:
         return data[a, b]
+    if objective == MIGRATION:
+        return data[0, data.shape[1] - 1] if a != b else 0
     return 1 if a != b else 0
+
+
+@njit(cache=True)
+def vertex_gain(objective, data, v, frm, to):
+    """The part of the gain of moving ``v`` from part ``frm`` to part ``to`` that depends on ``v`` alone:
+    for :data:`MIGRATION` its size when it returns to its old part, minus it when it leaves it; else 0."""
+    if objective != MIGRATION:
+        return 0
+    old = data[0, v]
+    return data[1, v] * ((old == to) - (old == frm))
 
 
 @njit(cache=True)
@@ -52,6 +71,8 @@ def move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, to, int
     if objective == CUT:
         return max(conn[to], 0) - internal
     own = part[v]
+    if objective == MIGRATION:
+        return data[0, data.shape[1] - 1] * (max(conn[to], 0) - internal) + vertex_gain(objective, data, v, own, to)
     gain = 0
     if objective == MAPPING:
         for t in range(nt):
@@ -97,4 +118,9 @@ def objective_value(objective, data, xadj, adjncy, adjwgt, part):
     for v in range(xadj.size - 1):
         for e in range(xadj[v], xadj[v + 1]):
             total += adjwgt[e] * edge_cost(objective, data, part[v], part[adjncy[e]])
-    return total // 2
+    total //= 2
+    if objective == MIGRATION:
+        for v in range(xadj.size - 1):
+            if part[v] != data[0, v]:
+                total += data[1, v]
+    return total

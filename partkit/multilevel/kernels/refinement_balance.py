@@ -19,7 +19,7 @@ from partkit._jit import njit
 from partkit._lists import append_neighbours
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._threads import run_ranges
-from partkit.multilevel.kernels.objectives import edge_cost, move_gain
+from partkit.multilevel.kernels.objectives import edge_cost, move_gain, vertex_gain
 from partkit.multilevel.kernels.refinement_moves import (any_overloaded, boundary_vertices, connections, fits_in,
                                                         move_vertex, on_boundary, overloaded)
 
@@ -135,6 +135,7 @@ def _pair_candidates(xadj, adjncy, adjwgt, objective, data, part, head, ent_v, e
             if r == q:
                 external += adjwgt[i]
             g += adjwgt[i] * (edge_cost(objective, data, p, r) - edge_cost(objective, data, q, r))
+        g += vertex_gain(objective, data, v, p, q)
         if external == 0:
             continue
         # insertion into the short sorted list
