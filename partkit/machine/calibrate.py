@@ -175,12 +175,9 @@ def exchange_configs(sizes, counts=COUNTS):
     return [(c, s) for s in sizes for c in counts if c == 1 or c * s <= max(sizes)]
 
 
-def pair_exchange(comm, a, b, configs, repetitions):
-    """Ranks ``a`` and ``b`` exchange ``count`` messages of ``size`` bytes both ways at once with the halo code.
-
-    ``configs`` holds ``(count, size)`` pairs; returns per pair the median
-    over repetitions of the slower side's time of one exchange (every rank).
-    """
+def exchange_timer(comm, a, b, configs):
+    """``once((count, size))``: ranks ``a`` and ``b`` exchange ``count`` messages of ``size`` bytes both ways at
+    once with the halo code; this rank's seconds (0 on the other ranks)."""
     from partkit.cost.exchange import exchange
 
     setups = {}
@@ -197,8 +194,7 @@ def pair_exchange(comm, a, b, configs, repetitions):
         exchange(comm, plan, x, ghost)
         return MPI.Wtime() - start
 
-    times = interleaved(comm, configs, [repetitions_for(c * s, repetitions) for c, s in configs], once)
-    return [float(np.median(slowest)) for slowest in _slowest(comm, times)]
+    return once
 
 
 def _slowest(comm, times):
@@ -214,12 +210,8 @@ ALLREDUCE_CALLS = (1, 2, 4)
 ALLREDUCE_SIZES = (8, 16)
 
 
-def allreduce_phases(comm, repetitions, calls=ALLREDUCE_CALLS, sizes=ALLREDUCE_SIZES):
-    """``(calls, bytes, seconds)`` of phases of back-to-back Allreduces after a barrier, as ``measure`` times them.
-
-    Seconds: median over repetitions of the slowest rank's time of the phase.
-    """
-    configs = [(c, s) for s in sizes for c in calls]
+def allreduce_timer(comm, sizes=ALLREDUCE_SIZES):
+    """``once((calls, size))``: a phase of ``calls`` back-to-back Allreduces of ``size`` bytes; this rank's seconds."""
     buffers = {s: (np.ones(s // 8), np.empty(s // 8)) for s in sizes}
 
     def once(config):
@@ -230,8 +222,22 @@ def allreduce_phases(comm, repetitions, calls=ALLREDUCE_CALLS, sizes=ALLREDUCE_S
             comm.Allreduce(send, recv, op=MPI.SUM)
         return MPI.Wtime() - start
 
-    times = interleaved(comm, configs, [repetitions] * len(configs), once)
-    return [(c, s, float(np.median(t))) for (c, s), t in zip(configs, _slowest(comm, times))]
+    return once
+
+
+def exchanges_and_allreduces(comm, a, b, exchanges, allreduces, repetitions):
+    """Medians (slowest rank) of the pair's exchanges and of the AllReduce phases, timed in one schedule.
+
+    Both take turns in the rounds of :func:`interleaved`, so the AllReduce
+    phases (a few milliseconds in all) spread over the seconds the
+    exchanges take instead of falling into one burst of load.
+    """
+    exchange_once, allreduce_once = exchange_timer(comm, a, b, exchanges), allreduce_timer(comm)
+    keys = [(exchange_once, c) for c in exchanges] + [(allreduce_once, c) for c in allreduces]
+    counts = [repetitions_for(c * s, repetitions) for c, s in exchanges] + [repetitions] * len(allreduces)
+    times = interleaved(comm, keys, counts, lambda key: key[0](key[1]))
+    medians = [float(np.median(t)) for t in _slowest(comm, times)]
+    return medians[:len(exchanges)], medians[len(exchanges):]
 
 
 def collective_times(comm, kind, sizes, repetitions):
@@ -304,8 +310,9 @@ def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collecti
     a, b = outer["ranks"]
     pingpong_segments = fit_segments(sizes, outer["seconds"])
     configs = exchange_configs(sizes)
-    halo = fit_exchange([c for c, _ in configs], [s for _, s in configs],
-                        pair_exchange(comm, a, b, configs, repetitions))
+    phases = [(c, s) for s in ALLREDUCE_SIZES for c in ALLREDUCE_CALLS]
+    exchanged, reduced = exchanges_and_allreduces(comm, a, b, configs, phases, repetitions)
+    halo = fit_exchange([c for c, _ in configs], [s for _, s in configs], exchanged)
     halo_segments = halo.segments
     overhead = max(0.0, halo_segments.alphas[0] - pingpong_segments.alphas[0])
     nodes = len(set(where["node"]))
@@ -321,8 +328,7 @@ def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collecti
                "placement": where}
     topo = make_topology(topology, comm.size)
     # CG's AllReduces as measure times them: phases of 1, 2, 4 calls of 8 and 16 bytes after a barrier
-    calls, nbytes, seconds = zip(*allreduce_phases(comm, repetitions))
-    phases = fit_exchange(calls, nbytes, seconds, max_segments=1)
+    phases = fit_exchange([c for c, _ in phases], [s for _, s in phases], reduced, max_segments=1)
     per_call = float(phases.segments.seconds(8))
     model = predicted_collective("allreduce", comm.size, 8, *pingpong_segments.params(8), topo)
     machine["allreduce_start"] = phases.start
