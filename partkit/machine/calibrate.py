@@ -372,7 +372,7 @@ def plot_calibration(machine, path):
     ax.plot([], [], "--", color="C3", label=f"exchange fit: start {machine['halo_start'] * 1e6:.1f} us + "
                                              f"messages x {len(machine['halo_segments'])}-segment cost")
     ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("seconds per message")
+    ax.set_ylabel("seconds (ping-pong: one message; halo: one exchange)")
     ax.set_title("point to point")
     ax.legend(fontsize=8)
     ax = axes[1]
