@@ -230,7 +230,7 @@ def _fit_split(counts, sizes, seconds, starts, with_start):
                        counts, sizes, seconds)
 
 
-def fit_exchange(counts, sizes, seconds, *, with_start=True, max_segments=3, min_points=2,
+def fit_exchange(counts, sizes, seconds, *, with_start=True, max_segments=4, min_points=2,
                  good_enough=1.2) -> ExchangeFit:
     """Fit ``seconds = start + count * (alpha_i + size / beta_i)``: a start per exchange and a piecewise message cost.
 
@@ -281,7 +281,7 @@ def fit_exchange(counts, sizes, seconds, *, with_start=True, max_segments=3, min
     return best
 
 
-def fit_segments(sizes, seconds, max_segments=3, min_points=2, good_enough=1.2) -> Segments:
+def fit_segments(sizes, seconds, max_segments=4, min_points=2, good_enough=1.2) -> Segments:
     """A piecewise fit of one message's time: :func:`fit_exchange` of one message per timing, no start.
 
     The fewest segments (up to ``max_segments``) that predict every
