@@ -161,9 +161,9 @@ def placed_estimates(model, part, k, args, name, first=None, graph=None):
 
 
 def _placed_dict(sides):
-    return {f"{side}": {"J": sides[side]["J"], "halo_time": sides[side]["estimate"].halo_time,
-                        "iteration_time": sides[side]["estimate"].iteration_time,
-                        "placement": [int(p) for p in sides[side]["estimate"].placement]}
+    return {side: {"J": sides[side]["J"], "halo_time": sides[side]["estimate"].halo_time,
+                   "iteration_time": sides[side]["estimate"].iteration_time,
+                   "placement": [int(p) for p in sides[side]["estimate"].placement]}
             for side in ("in_order", "placed")}
 
 
