@@ -245,9 +245,9 @@ def main(argv=None):
 
 
 def describe_segments(segments):
-    """``alpha + M/beta`` of each segment, in microseconds and GB/s."""
-    return "; ".join(f"from {s['from']} B {s['alpha'] * 1e6:.2f} us + M / {s['beta'] / 1e9:.2f} GB/s"
-                     for s in segments)
+    """``alpha + M/beta`` of each segment, in microseconds and GB/s (no ``M`` term where the fit found none)."""
+    return "; ".join(f"from {s['from']} B {s['alpha'] * 1e6:.2f} µs"
+                     + (f" + M / {s['beta'] / 1e9:.2f} GB/s" if s["beta"] < 1e18 else "") for s in segments)
 
 
 MARKERS = ("<!-- benchmarks/cost_model.py writes from here -->", "<!-- benchmarks/cost_model.py writes up to here -->")
