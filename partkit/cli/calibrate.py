@@ -13,8 +13,10 @@ def register(subparsers):
         description="Under mpiexec -n P (P >= 2): ping-pong between rank pairs over message sizes from "
                     "--min-size to --max-size (one pair per level of the hierarchy the ranks span: same "
                     "package, other package, other node), a least-squares fit of alpha (s) and beta "
-                    "(bytes/s) with its residuals, the per-message overhead of a halo exchange, and "
-                    "Allreduce, Bcast and Alltoallv against the model. Writes a machine file for "
+                    "(bytes/s) with its residuals, the halo exchange's start and per-message terms (fitted "
+                    "to exchanges of 1, 2 and 4 messages each way, timed as partkit measure runs them), "
+                    "CG's AllReduce phases, and Allreduce, Bcast and Alltoallv against the model. Writes a "
+                    "machine file for "
                     "partkit estimate/compare/measure --machine. See docs/cost_model.md.")
     parser.add_argument("-o", "--output", default="machine.json", metavar="FILE",
                         help="machine file to write (default machine.json)")
