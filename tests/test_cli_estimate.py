@@ -191,6 +191,8 @@ def test_compare_on_a_machine_ranks_by_the_placed_time(capsys, bcsstk13):
     assert times == sorted(times) and all(r["estimate"]["machine"] == "torus3d:2x2x2" for r in rows)
     status, out, _ = run(capsys, "compare", bcsstk13, "-k", "8", "--methods", "block", "--topology", "torus3d")
     assert "J placed" in out.splitlines()[2]
+    status, out, err = run(capsys, "compare", bcsstk13, "-k", "8", "--methods", "block", "--topology", "ring:4")
+    assert status == 2 and out == "" and err.count("\n") == 1 and "4 processing elements, but k = 8" in err
 
 
 def test_a_machine_file_topology_is_a_machine(capsys, bcsstk13, bc8, tmp_path):

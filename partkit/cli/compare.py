@@ -8,7 +8,7 @@ import warnings
 from partkit.cli import EXIT_INTERNAL, EXIT_OK
 from partkit.cli._common import MAX_COUNT, integer, print_json, real
 from partkit.cli.estimate import (MODEL_HELP, add_model_arguments, estimate_from_args, format_machine,
-                                  load_model, placed_estimates)
+                                  load_model, machine_from_args, placed_estimates)
 
 
 def register(subparsers):
@@ -46,6 +46,7 @@ def run(args):
     if not methods:
         raise InputError("--methods: give at least one method name")
     name = Path(args.file).name
+    machine_from_args(args, args.k)  # a bad machine description is refused before any partitioning
     model, description = load_model(args.file, args.ncommon)
     graph = model if isinstance(model, Graph) else Graph.from_scipy(model, name=name)
     rows, skipped, failed = [], [], []
