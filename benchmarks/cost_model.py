@@ -222,6 +222,11 @@ def main(argv=None):
             print(f"  ranking predicted: {' < '.join(predicted_order)}")
             print(f"  ranking measured:  {' < '.join(measured_order)}"
                   f"  (discordant beyond noise: {discordant or 'none'})")
+            by_method = {r["method"]: r for r in group}
+            for x, y in discordant:  # how far apart the model put them, and the measurement
+                px, py = by_method[x]["predicted_halo_s"], by_method[y]["predicted_halo_s"]
+                mx, my = by_method[x]["measured_halo_s"], by_method[y]["measured_halo_s"]
+                print(f"    {x} / {y}: predicted {px / py:.3f}, measured {mx / my:.3f}")
             if judged:
                 bad = [r["method"] for r in group if max(r["halo_ratio"], 1 / r["halo_ratio"]) > TARGET]
                 checks.append((f"{matrix.name} k={k} halo within 1.5", not bad,
