@@ -106,6 +106,8 @@ def placement(comm):
 
 #: Back-to-back repetitions of one configuration in a block (after one untimed).
 BLOCK = 10
+#: Blocks a configuration is spread over at least (when it has that many repetitions).
+MIN_BLOCKS = 5
 
 
 def interleaved(comm, keys, counts, once, block=BLOCK):
@@ -117,15 +119,18 @@ def interleaved(comm, keys, counts, once, block=BLOCK):
     ``partkit measure`` times it). The blocks of all configurations are
     spread evenly over the rounds, so a burst of load on a shared machine
     spreads over the configurations instead of bending the curve at some of
-    them. ``once`` returns this rank's seconds.
+    them; a configuration with few repetitions (the big messages) runs in
+    shorter blocks, at least :data:`MIN_BLOCKS` of them, so that one burst
+    does not cover all its timings. ``once`` returns this rank's seconds.
     """
-    blocks = [-(-c // block) for c in counts]
+    lengths = [max(1, min(block, c // MIN_BLOCKS)) for c in counts]
+    blocks = [-(-c // b) for c, b in zip(counts, lengths)]
     rounds = max(blocks)
     times = [[] for _ in keys]
     for r in range(rounds):
         for i, key in enumerate(keys):
             if (r + 1) * blocks[i] // rounds > r * blocks[i] // rounds:  # due in this round
-                for j in range(1 + min(block, counts[i] - len(times[i]))):
+                for j in range(1 + min(lengths[i], counts[i] - len(times[i]))):
                     comm.Barrier()
                     seconds = once(key)
                     if j:
