@@ -20,11 +20,15 @@
    ``MPIR_CVAR_ENABLE_HEAVY_YIELD``), which the 2-rank calibration does not
    describe.
 
-Everything goes to one JSON (``--json``) and a plot of predicted against
-measured halo time (``--plot``). Run it on a quiet machine::
+Everything goes to one JSON (``--json``), a plot of predicted against
+measured halo time (``--plot``), and with ``--docs docs/cost_model.md`` the
+run's figures replace the block between the page's two ``cost_model.py``
+markers (date, load average, fitted terms, the table, the PASS/FAIL lines).
+``--quick`` runs k = 2 only. Run it on a quiet machine; regenerating the
+page's figures and plots is this one command::
 
     python benchmarks/cost_model.py --json cost_model.json --plot docs/img/cost_model_measured.png \\
-        --calibration-plot docs/img/calibration.png
+        --calibration-plot docs/img/calibration.png --docs docs/cost_model.md
 """
 
 from __future__ import annotations
@@ -146,6 +150,9 @@ def main(argv=None):
     parser.add_argument("--repetitions", type=int, default=50, help="calibrate's repetitions per size")
     parser.add_argument("--max-size", type=int, default=16 * 2**20, help="calibrate's largest message")
     parser.add_argument("--ks", default="2,4", help="part counts (default 2,4; k > 2 is reported, not judged)")
+    parser.add_argument("--quick", action="store_true", help="k = 2 only (the judged runs)")
+    parser.add_argument("--docs", metavar="PAGE.md",
+                        help="write this run's figures between the page's cost_model.py markers")
     parser.add_argument("--tie", type=float, default=0.15, help="relative difference counted as a tie")
     parser.add_argument("--yield", dest="yield_mode", choices=["auto", "on", "off"], default="auto",
                         help="MPIR_CVAR_ENABLE_HEAVY_YIELD: on when ranks exceed the cores (auto), or always/never")
@@ -155,6 +162,9 @@ def main(argv=None):
     parser.add_argument("--plot", help="predicted against measured halo time (PNG)")
     parser.add_argument("--calibration-plot", help="calibrate's measured against fitted plot (PNG)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.ks = "2"
+    load_before = os.getloadavg()[0]
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
     machine_path = data / "machine.json"
@@ -170,8 +180,10 @@ def main(argv=None):
     ratios = {s: p / t for s, p, t in zip(pp["sizes"], pp["predicted"], pp["seconds"]) if s >= 1024}
     worst = max((max(r, 1 / r) for r in ratios.values()), default=1.0)
     print(f"machine: alpha={machine['alpha']:.3g} s, beta={machine['beta']:.3g} B/s (straight fit), "
-          f"overhead={machine['overhead']:.3g} s, {len(machine['pingpong_segments'])} ping-pong and "
-          f"{len(machine['halo_segments'])} halo segments")
+          f"{len(machine['pingpong_segments'])} ping-pong segments; halo exchange: start "
+          f"{machine['halo_start']:.3g} s + per message {describe_segments(machine['halo_segments'])} "
+          f"(rms relative residual {machine['exchange']['rms_relative_residual']:.2f}); AllReduce phase: start "
+          f"{machine['allreduce_start']:.3g} s + {machine['allreduce']['per_call_8B']:.3g} s per 8-byte call")
     print("ping-pong predicted/measured: " + ", ".join(f"{s}B {r:.2f}" for s, r in ratios.items()
                                                        if s in (1024, 8192, 65536, 2**20, 16 * 2**20)))
     checks = [("ping-pong 1 KB..16 MB within 1.5", worst <= TARGET, f"worst factor {worst:.2f}")]
@@ -210,6 +222,11 @@ def main(argv=None):
             print(f"  ranking predicted: {' < '.join(predicted_order)}")
             print(f"  ranking measured:  {' < '.join(measured_order)}"
                   f"  (discordant beyond noise: {discordant or 'none'})")
+            by_method = {r["method"]: r for r in group}
+            for x, y in discordant:  # how far apart the model put them, and the measurement
+                px, py = by_method[x]["predicted_halo_s"], by_method[y]["predicted_halo_s"]
+                mx, my = by_method[x]["measured_halo_s"], by_method[y]["measured_halo_s"]
+                print(f"    {x} / {y}: predicted {px / py:.3f}, measured {mx / my:.3f}")
             if judged:
                 bad = [r["method"] for r in group if max(r["halo_ratio"], 1 / r["halo_ratio"]) > TARGET]
                 checks.append((f"{matrix.name} k={k} halo within 1.5", not bad,
@@ -221,11 +238,65 @@ def main(argv=None):
         print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}")
     if args.plot:
         plot(rows, args.plot)
+    load_after = os.getloadavg()[0]
     if args.json:
-        Path(args.json).write_text(json.dumps({"machine": machine, "rows": rows,
+        Path(args.json).write_text(json.dumps({"machine": machine, "rows": rows, "load_average": [load_before,
+                                                                                                  load_after],
                                                "checks": [{"name": n, "pass": ok, "detail": d}
                                                           for n, ok, d in checks]}, indent=1))
+    if args.docs:
+        write_docs(Path(args.docs), machine, rows, checks, (load_before, load_after), args)
     return 0
+
+
+def describe_segments(segments):
+    """``alpha + M/beta`` of each segment, in microseconds and GB/s (no ``M`` term where the fit found none)."""
+    return "; ".join(f"from {s['from']} B {s['alpha'] * 1e6:.2f} µs"
+                     + (f" + M / {s['beta'] / 1e9:.2f} GB/s" if s["beta"] < 1e18 else "") for s in segments)
+
+
+MARKERS = ("<!-- benchmarks/cost_model.py writes from here -->", "<!-- benchmarks/cost_model.py writes up to here -->")
+
+
+def write_docs(page, machine, rows, checks, load, args):
+    """Replace the text between the page's markers with this run's figures."""
+    import datetime
+
+    text = page.read_text()
+    start, end = (text.index(m) for m in MARKERS)
+    judged = [r for r in rows if r["judged"]]
+    matrices = list(dict.fromkeys(r["matrix"] for r in judged))
+    pp = machine["pingpong"]
+    worst = max(max(p / t, t / p) for s, p, t in zip(pp["sizes"], pp["predicted"], pp["seconds"]) if s >= 1024)
+    lines = [
+        f"The run of {datetime.date.today().isoformat()} (`python benchmarks/cost_model.py"
+        f"{' --quick' if args.quick else ''}`, load average {load[0]:.1f} at the start and {load[1]:.1f} at the "
+        f"end on {os.cpu_count()} cores{': other jobs were running, the timings are noisy' if max(load) > 0.5 else ''}"
+        f"). Calibration: ping-pong alpha = {machine['alpha'] * 1e6:.2f} µs, beta = {machine['beta'] / 1e9:.2f} GB/s "
+        f"(straight fit; the piecewise fit predicts every ping-pong from 1 KB within {worst:.2f}); halo exchange "
+        f"`halo_start` = {machine['halo_start'] * 1e6:.2f} µs and per message "
+        f"{describe_segments(machine['halo_segments'])} (rms relative residual "
+        f"{machine['exchange']['rms_relative_residual']:.2f}, worst factor {machine['exchange']['worst_ratio']:.2f} "
+        f"over {len(machine['exchange']['seconds'])} timings); AllReduce phase `allreduce_start` = "
+        f"{machine['allreduce_start'] * 1e6:.2f} µs + {machine['allreduce']['per_call_8B'] * 1e6:.2f} µs per "
+        f"8-byte call. k = 2, halo exchange per iteration, measured (median of {args.iterations}) against predicted:",
+        "",
+        "| partition | " + " | ".join(f"{m} measured | predicted | pred/meas" for m in matrices) + " |",
+        "|---|" + "---|---|---|" * len(matrices),
+    ]
+    for method in METHODS:
+        cells = []
+        for m in matrices:
+            r = next(r for r in judged if r["matrix"] == m and r["method"] == method)
+            cells.append(f"{r['measured_halo_s'] * 1e6:.1f} µs | {r['predicted_halo_s'] * 1e6:.1f} µs | "
+                         f"{r['halo_ratio']:.2f}")
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    allreduce = [r["allreduce_ratio"] for r in judged]
+    lines += ["", f"The two AllReduces of an iteration: predicted/measured {min(allreduce):.2f} to "
+                  f"{max(allreduce):.2f} over these runs. The targets, as the benchmark printed them:", "", "```"]
+    lines += [f"{'PASS' if ok else 'FAIL'}  {name}: {detail}" for name, ok, detail in checks]
+    lines += ["```"]
+    page.write_text(text[:start + len(MARKERS[0])] + "\n" + "\n".join(lines) + "\n" + text[end:])
 
 
 if __name__ == "__main__":

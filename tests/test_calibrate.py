@@ -23,7 +23,7 @@ from partkit.estimate import estimate
 from partkit.hypergraph import spmv_communication
 from partkit.io import read_matrix, write_partition
 from partkit.machine import fit_alpha_beta, load_machine, validate_machine
-from partkit.machine.fit import Segments, fit_segments
+from partkit.machine.fit import Segments, fit_exchange, fit_segments
 from tests.test_distributed import ROOT, needs_mpi, run_mpi
 
 SIZES = [2 ** e for e in range(3, 25)]  # 8 B .. 16 MB
@@ -71,6 +71,24 @@ def test_piecewise_fit_finds_a_protocol_switch():
     assert len(one.starts) == 1
 
 
+def test_exchange_fit_separates_the_start_from_the_per_message_cost():
+    rng = np.random.default_rng(5)
+    counts = np.repeat([1, 2, 4], len(SIZES)).astype(float)
+    sizes = np.tile(np.array(SIZES, dtype=float), 3)
+    per_message = np.where(sizes < 8192, 3e-6 + sizes / 4e9, 9e-6 + sizes / 2e9)
+    seconds = (5e-6 + counts * per_message) * rng.uniform(0.97, 1.03, sizes.size)
+    fit = fit_exchange(counts, sizes, seconds)
+    assert fit.start == pytest.approx(5e-6, rel=0.15)
+    assert fit.segments.starts == (0, 8192)
+    assert fit.segments.alphas == pytest.approx((3e-6, 9e-6), rel=0.15)
+    assert fit.segments.betas == pytest.approx((4e9, 2e9), rel=0.1)
+    assert np.all(np.abs(fit.residuals) < 0.07) and fit.to_dict()["worst_ratio"] < 1.08
+    one = fit_exchange(counts, sizes, counts * per_message)  # no start in the timings: none fitted
+    assert one.start == pytest.approx(0.0, abs=1e-9)
+    with pytest.raises(InputError, match="two different counts"):
+        fit_exchange(np.ones(4), [8, 16, 32, 64], [1e-6] * 4)
+
+
 # -------------------------------------------------------- machine files
 @pytest.mark.parametrize("data, message", [
     ({"beta": 1e9}, "missing field 'alpha'"),
@@ -82,6 +100,8 @@ def test_piecewise_fit_finds_a_protocol_switch():
     ({"alpha": True, "beta": 1e9}, "'alpha' must be a finite number"),
     ({"alpha": 1e-6, "beta": 1e9, "overhead": -1e-6}, "'overhead' must be non-negative"),
     ({"alpha": 1e-6, "beta": 1e9, "allreduce_overhead": float("nan")}, "'allreduce_overhead' must be a finite"),
+    ({"alpha": 1e-6, "beta": 1e9, "halo_start": -1e-6}, "'halo_start' must be non-negative"),
+    ({"alpha": 1e-6, "beta": 1e9, "allreduce_start": "1"}, "'allreduce_start' must be a finite"),
     ({"alpha": 1e-6, "beta": 1e9, "topology": "hypercube"}, "topology 'hypercube'"),
     ({"alpha": 1e-6, "beta": 1e9, "ports": 0}, "'ports' must be a positive integer"),
     ({"alpha": 1e-6, "beta": 1e9, "halo_segments": [{"from": 8, "alpha": 1e-6, "beta": 1e9}]},
@@ -127,6 +147,22 @@ def test_overhead_is_charged_once_per_halo_message():
     same = estimate(a, part, alpha=1e-6, beta=1e9, overhead=3e-6,
                     halo_segments=Segments((0,), (4e-6,), (1e9,)))
     assert same.halo_time == pytest.approx(more.halo_time, rel=1e-12)
+
+
+def test_starts_are_charged_once_per_phase():
+    a, part = _example()
+    base = estimate(a, part, alpha=1e-6, beta=1e9, overhead=1e-6)
+    more = estimate(a, part, alpha=1e-6, beta=1e9, overhead=1e-6, halo_start=4e-6, allreduce_start=3e-6)
+    assert more.halo_time - base.halo_time == pytest.approx(4e-6, rel=1e-9)
+    assert more.halo_bound - base.halo_bound == pytest.approx(4e-6, rel=1e-9)
+    assert more.allreduce_time == base.allreduce_time  # per call: unchanged
+    assert more.allreduce_phase_time == pytest.approx(3e-6 + 2 * base.allreduce_time, rel=1e-12)
+    assert more.iteration_time - base.iteration_time == pytest.approx(7e-6, rel=1e-9)
+    assert estimate(a, part, allreduces=0, allreduce_start=3e-6).allreduce_phase_time == 0.0
+    alone = estimate(a, np.zeros(120, dtype=int), halo_start=4e-6, allreduce_start=3e-6)  # k = 1: nothing sent
+    assert alone.halo_time == 0.0 and alone.iteration_time == 0.0
+    with pytest.raises(InputError, match="halo start"):
+        estimate(a, part, halo_start=-1.0)
 
 
 def test_segments_pick_the_allreduce_and_halo_parameters_by_size():
@@ -216,6 +252,9 @@ def test_calibrate_writes_a_valid_machine_file_and_plot(tmp_path):
     assert len(machine["levels"][0]["residuals"]) == 12
     assert set(machine["collectives"]) == {"allreduce", "bcast", "alltoallv"}
     assert Segments.from_list(machine["halo_segments"]).starts[0] == 0
+    assert sorted(set(machine["exchange"]["counts"])) == [1, 2, 4] and machine["halo_start"] >= 0
+    assert len(machine["exchange"]["residuals"]) == len(machine["exchange"]["seconds"])
+    assert machine["allreduce"]["counts"] == [1, 2, 4, 1, 2, 4] and machine["allreduce_start"] >= 0
     assert plot.stat().st_size > 0 and f"wrote {out} and {plot}" in printed
     matrix = Path(ROOT) / "data" / "bcsstk13.mtx"
     partfile = tmp_path / "bc.part"

@@ -154,3 +154,26 @@ def test_cli_partition_onto_a_machine(tmp_path):
                             "graph model")):
         bad = subprocess.run(base + extra, cwd=tmp_path, capture_output=True, text=True)
         assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_estimate_charges_the_placement_J_charges():
+    from scipy.stats import spearmanr
+
+    from partkit.estimate import estimate
+
+    g = delaunay(3000, seed=1)
+    machine = parse_machine(topology="torus3d:2x2x4")
+    part = partkit.partition(g, machine.k, seed=0)
+    rng = np.random.default_rng(0)
+    placements = [rng.permutation(machine.k) for _ in range(12)] + [place(g, part, machine)]
+    J = [mapping_cost(g, part, machine, pe) for pe in placements]
+    estimates = [estimate(g, part, topology=machine, placement=pe) for pe in placements]
+    # the halo's total message time (its even-spread bound) is affine in the hop-weighted words
+    assert spearmanr(J, [e.halo_bound for e in estimates]).statistic >= 0.95
+    assert spearmanr(J, [e.to_dict()["distance_words"] for e in estimates]).statistic >= 0.95
+    best = int(np.argmin(J))
+    assert best == len(placements) - 1 and estimates[best].halo_bound == min(e.halo_bound for e in estimates)
+    with pytest.raises(InputError, match="permutation"):
+        estimate(g, part, topology=machine, placement=np.zeros(machine.k, dtype=int))
+    with pytest.raises(InputError, match="needs a machine"):
+        estimate(g, part, placement=np.arange(machine.k))

@@ -12,9 +12,9 @@ def add_machine_arguments(parser, what):
                             "4:8 is 8 nodes of 4 cores)")
     group.add_argument("--distance", metavar="D1:D2:..",
                        help="with --hierarchy: the distance between two PEs whose first common level is i")
-    group.add_argument("--topology", metavar="KIND:EXTENTS",
+    group.add_argument("--topology", metavar="KIND[:EXTENTS]",
                        help="torus2d:4x8, torus3d:4x4x4, mesh2d:.., mesh3d:.., ring:N, fattree:A1xA2.., full:N "
-                            "(hop distances)")
+                            "(hop distances); without extents (torus3d) they are chosen for k")
     group.add_argument("--distance-file", metavar="FILE",
                        help="k lines of k distances (symmetric, zero diagonal)")
 
@@ -24,9 +24,13 @@ def has_machine(args):
     return any(getattr(args, name) is not None for name in ("hierarchy", "distance", "topology", "distance_file"))
 
 
-def machine_of(args, k=None):
-    """The :class:`partkit.machine.Machine` of the options (its PEs checked against ``k`` when given)."""
+def machine_of(args, k=None, topology=None):
+    """The :class:`partkit.machine.Machine` of the options (its PEs checked against ``k`` when given).
+
+    ``topology`` (a machine file's) is used when no option describes the machine.
+    """
     from partkit.machine import parse_machine
 
-    return parse_machine(hierarchy=args.hierarchy, distance=args.distance, topology=args.topology,
+    return parse_machine(hierarchy=args.hierarchy, distance=args.distance,
+                         topology=topology if not has_machine(args) else args.topology,
                          distance_file=args.distance_file, k=k)

@@ -13,8 +13,10 @@ def register(subparsers):
         description="Under mpiexec -n P (P >= 2): ping-pong between rank pairs over message sizes from "
                     "--min-size to --max-size (one pair per level of the hierarchy the ranks span: same "
                     "package, other package, other node), a least-squares fit of alpha (s) and beta "
-                    "(bytes/s) with its residuals, the per-message overhead of a halo exchange, and "
-                    "Allreduce, Bcast and Alltoallv against the model. Writes a machine file for "
+                    "(bytes/s) with its residuals, the halo exchange's start and per-message terms (fitted "
+                    "to exchanges of 1, 2 and 4 messages each way, timed as partkit measure runs them), "
+                    "CG's AllReduce phases, and Allreduce, Bcast and Alltoallv against the model. Writes a "
+                    "machine file for "
                     "partkit estimate/compare/measure --machine. See docs/cost_model.md.")
     parser.add_argument("-o", "--output", default="machine.json", metavar="FILE",
                         help="machine file to write (default machine.json)")
@@ -93,13 +95,26 @@ def format_calibration(machine):
         worst = max(max(p / t, t / p) for size, p, t in zip(data["sizes"], data["predicted"], data["seconds"])
                     if size >= 1024) if max(data["sizes"]) >= 1024 else 1.0
         lines.append(f"{what}, piecewise: {parts} (worst predicted/measured factor from 1 KB {worst:.2f})")
-    lines.append(f"halo exchange overhead per message beyond the ping-pong: {machine['overhead']:.3g} s")
+    ex = machine["exchange"]
+    lines.append(f"halo exchange of 1, 2, 4 messages each way: start {machine['halo_start']:.3g} s per exchange; "
+                 f"rms relative residual {ex['rms_relative_residual']:.2f}, worst predicted/measured factor "
+                 f"{ex['worst_ratio']:.2f}")
+    lines.append(f"  {'msgs':>5}{'bytes':>10}{'measured':>14}{'fitted':>14}{'residual':>10}")
+    for count, size, t, p, r in zip(ex["counts"], ex["sizes"], ex["seconds"], ex["predicted"], ex["residuals"]):
+        if size in (8, 1024, 4096, 8192, 65536, 2**20, 16 * 2**20):
+            lines.append(f"  {count:>5}{size:>10}{t * 1e6:>11.3f} us{p * 1e6:>11.3f} us{r:>10.2f}")
+    lines.append(f"halo message overhead beyond the ping-pong (first segments' alphas): {machine['overhead']:.3g} s")
+    ar = machine["allreduce"]
+    lines.append(f"allreduce phases (1, 2, 4 calls of 8 and 16 B): start {machine['allreduce_start']:.3g} s, "
+                 f"{ar['per_call_8B']:.3g} s per 8-byte call against {ar['model_8B']:.3g} s from the ping-pong; "
+                 f"rms relative residual {ar['rms_relative_residual']:.2f}")
     for kind, data in machine.get("collectives", {}).items():
         ratios = ", ".join(f"{s}B {r:.2f}" for s, r in zip(data["sizes"], data["ratios"])
                            if s in (8, 1024, 65536, 2**20, 16 * 2**20))
         lines.append(f"{kind}: predicted/measured {ratios}")
     lines.append(f"machine: alpha={machine['alpha']:.3g} s, beta={machine['beta']:.3g} B/s, "
-                 f"overhead={machine['overhead']:.3g} s, allreduce overhead="
+                 f"overhead={machine['overhead']:.3g} s, halo start={machine['halo_start']:.3g} s, "
+                 f"allreduce start={machine['allreduce_start']:.3g} s, allreduce overhead="
                  f"{machine.get('allreduce_overhead', 0.0):.3g} s, topology {machine['topology']}, "
                  f"ports {machine['ports']}")
     return "\n".join(lines)

@@ -8,7 +8,7 @@ import warnings
 from partkit.cli import EXIT_INTERNAL, EXIT_OK
 from partkit.cli._common import MAX_COUNT, integer, print_json, real
 from partkit.cli.estimate import (MODEL_HELP, add_model_arguments, estimate_from_args, format_machine,
-                                  load_model)
+                                  load_model, machine_from_args, placed_estimates)
 
 
 def register(subparsers):
@@ -16,7 +16,8 @@ def register(subparsers):
     parser = subparsers.add_parser(
         "compare", help="compare partitioning methods by cut, words sent, messages and predicted time",
         description="Partition FILE into k parts with each method and print, best first (by "
-                    "predicted CG-iteration communication time): edge cut, connectivity-1 words "
+                    "predicted CG-iteration communication time; on a machine, of the parts placed on "
+                    "it, next to the mapping cost J in order and placed): edge cut, connectivity-1 words "
                     "(exact SpMV words), max words a part sends, messages, predicted time and its "
                     "ratio to the bound. Unknown or unavailable methods are skipped with a note. "
                     + MODEL_HELP)
@@ -45,6 +46,7 @@ def run(args):
     if not methods:
         raise InputError("--methods: give at least one method name")
     name = Path(args.file).name
+    machine_from_args(args, args.k)  # a bad machine description is refused before any partitioning
     model, description = load_model(args.file, args.ncommon)
     graph = model if isinstance(model, Graph) else Graph.from_scipy(model, name=name)
     rows, skipped, failed = [], [], []
@@ -73,10 +75,17 @@ def run(args):
                      "ratio": d["ratio"], "imbalance": float(imbalance(graph, part, args.k).max()),
                      "balanced": not any(issubclass(w.category, InfeasibleBalanceWarning) for w in caught),
                      "seconds": seconds, "estimate": d})
+        sides = placed_estimates(model, part, args.k, args, name, first=result, graph=graph)
+        if sides is not None:
+            placed = sides["placed"]["estimate"]
+            rows[-1].update(J=sides["in_order"]["J"], J_placed=sides["placed"]["J"],
+                            halo_time_placed=placed.halo_time, predicted_time_placed=placed.iteration_time,
+                            placement=[int(p) for p in sides["placed"]["placement"]])
     if not rows:
         reasons = "; ".join(f"{s['method']}: {s['reason']}" for s in skipped + failed)
         raise InputError(f"no method could partition {name}: {reasons}")
-    rows.sort(key=lambda r: (r["predicted_time"], r["words"]))
+    on_machine = "J" in rows[0]
+    rows.sort(key=lambda r: (r["predicted_time_placed"] if on_machine else r["predicted_time"], r["words"]))
     status = EXIT_INTERNAL if failed else EXIT_OK
     if args.json:
         print_json({"file": args.file, "k": args.k, "methods": rows, "skipped": skipped, "failed": failed})
@@ -84,18 +93,24 @@ def run(args):
     print(f"{name}: {description}, k={args.k}")
     print(machine)
     header = (f"{'method':<14}{'cut':>9}{'words':>9}{'max wds':>9}{'msgs':>7}{'max msg':>8}"
-              f"{'halo':>13}{'predicted':>13}{'ratio':>7}{'imbal':>8}{'runtime':>9}")
+              f"{'halo':>13}{'predicted':>13}{'ratio':>7}"
+              + (f"{'J':>11}{'J placed':>11}{'placed':>13}" if on_machine else "")
+              + f"{'imbal':>8}{'runtime':>9}")
     print(header)
     for r in rows:
         flag = "" if r["balanced"] else "  (unbalanced)"
         print(f"{r['method']:<14}{r['cut']:>9}{r['words']:>9}{r['max_words']:>9}{r['messages']:>7}"
               f"{r['max_messages']:>8}{r['halo_time'] * 1e6:>10.3f} us{r['predicted_time'] * 1e6:>10.3f} us"
               f"{r['ratio']:>7.2f}"
-              f"{r['imbalance']:>8.3f}{r['seconds']:>8.2f}s{flag}")
+              + (f"{r['J']:>11.0f}{r['J_placed']:>11.0f}{r['predicted_time_placed'] * 1e6:>10.3f} us"
+                 if on_machine else "")
+              + f"{r['imbalance']:>8.3f}{r['seconds']:>8.2f}s{flag}")
     print("words = connectivity-1 words of one SpMV (the communication volume of the graph model "
           "when the pattern is symmetric), max wds = most words one part sends, "
           "halo = SpMV halo exchange, predicted = halo + AllReduces of one CG iteration, "
-          "ratio = predicted / bound, runtime = partitioning seconds")
+          "ratio = predicted / bound, runtime = partitioning seconds"
+          + ("; J = mapping cost with part i on PE i, J placed and placed = J and predicted time with the "
+             "parts placed by partkit map (the ranking's key)" if on_machine else ""))
     for s in skipped:
         print(f"skipped {s['method']}: {s['reason']}")
     for s in failed:

@@ -6,16 +6,18 @@ from partkit.cli import EXIT_OK
 from partkit.cli._common import MAX_COUNT, integer, print_json, real
 
 MODEL_HELP = ("Model: a message of w words takes alpha + w * word_size / beta seconds (beta is a "
-              "bandwidth in bytes/s). Halo exchange: each part's messages share min(ports, topology "
+              "bandwidth in bytes/s), times D / d_min for the bytes on a machine whose PEs are D apart "
+              "(hops on a torus). Halo exchange: each part's messages share min(ports, topology "
               "degree) ports; the step lasts as long as the slowest part. AllReduce: the fastest "
               "algorithm that runs on the topology. Bounds: the halo traffic spread evenly over the "
-              "parts, and the latency/bandwidth/bisection lower bound of the AllReduce. "
-              "See docs/cost_model.md.")
+              "parts, and the latency/bandwidth/bisection lower bound of the AllReduce. With a machine "
+              "(--topology, --hierarchy, --distance-file), also the mapping cost J and the time of the "
+              "parts placed on it (partkit map). See docs/cost_model.md and docs/mapping.md.")
 
 
 def add_model_arguments(parser):
-    """The alpha-beta machine parameters shared by ``estimate`` and ``compare``."""
-    from partkit.collectives import TOPOLOGIES
+    """The alpha-beta parameters and the machine description shared by ``estimate``, ``compare`` and ``measure``."""
+    from partkit.cli._machine import add_machine_arguments
 
     parser.add_argument("--machine", metavar="FILE",
                         help="machine file written by partkit calibrate (alpha, beta and, when it holds "
@@ -26,9 +28,6 @@ def add_model_arguments(parser):
                         help="link bandwidth in bytes per second (default 1e10 = 10 GB/s)")
     parser.add_argument("--word-size", type=real(0), default=8.0, metavar="BYTES",
                         help="bytes per vector entry (default 8, float64)")
-    parser.add_argument("--topology", choices=TOPOLOGIES,
-                        help="interconnect of the k processes (default ring, or the machine file's); tori "
-                             "use the most nearly square/cubic factorisation of k")
     parser.add_argument("--ports", type=integer(1, 1024),
                         help="ports per node in the k-port model (default 1, or the machine file's; capped "
                              "by the topology degree)")
@@ -36,6 +35,8 @@ def add_model_arguments(parser):
                         help="AllReduces of one word per CG iteration (default 2: the dot products)")
     parser.add_argument("--ncommon", type=integer(1), metavar="N",
                         help="mesh only: nodes two elements share to be adjacent (default by element type)")
+    add_machine_arguments(parser, "the machine the k parts run on (default: the machine file's topology, else "
+                                  "a ring for the AllReduce and distances not charged)")
 
 
 def load_model(path, ncommon=None, model="graph"):
@@ -71,17 +72,19 @@ def load_model(path, ncommon=None, model="graph"):
     return graph, f"n={graph.n} m={graph.m} (column-net model of adjacency + I)"
 
 
-#: Machine parameters when neither --machine nor the option is given.
-DEFAULTS = {"alpha": 2e-6, "beta": 1e10, "topology": "ring", "ports": 1, "overhead": 0.0, "allreduce_overhead": 0.0,
-            "pingpong_segments": None, "halo_segments": None}
+#: Machine parameters when neither --machine nor the option is given (topology None: a ring network, no distances).
+DEFAULTS = {"alpha": 2e-6, "beta": 1e10, "topology": None, "ports": 1, "overhead": 0.0, "allreduce_overhead": 0.0,
+            "halo_start": 0.0, "allreduce_start": 0.0, "pingpong_segments": None, "halo_segments": None}
 
 
 def machine_parameters(args) -> dict:
     """alpha, beta, topology, ports and overhead from ``--machine`` or the options (else the defaults).
 
     ``--machine`` with ``--alpha`` or ``--beta`` is refused (which one would
-    count is not clear); ``--topology`` and ``--ports`` given on the command
-    line override the machine file's.
+    count is not clear); ``--ports`` and a machine description
+    (``--topology``, ``--hierarchy``, ``--distance-file``) given on the
+    command line override the machine file's. ``topology`` is the file's
+    topology name (or None); :func:`machine_from_args` builds the machine.
     """
     from partkit.errors import InputError
 
@@ -99,22 +102,85 @@ def machine_parameters(args) -> dict:
         for key in ("pingpong_segments", "halo_segments"):
             if values[key] is not None:
                 values[key] = Segments.from_list(values[key], f"{args.machine}: {key}")
-    for key in ("alpha", "beta", "topology", "ports"):
+    for key in ("alpha", "beta", "ports"):
         if getattr(args, key, None) is not None:
             values[key] = getattr(args, key)
     return values
 
 
-def estimate_from_args(model, part, k, args, name):
-    """Run :func:`partkit.estimate.estimate` with the machine parameters of ``args``."""
+def machine_from_args(args, k, parameters=None):
+    """The :class:`partkit.machine.Machine` of the options, else of the machine file's topology, else None."""
+    from partkit.cli._machine import has_machine, machine_of
+
+    topology = (parameters or machine_parameters(args))["topology"]
+    if not has_machine(args) and topology is None:
+        return None
+    return machine_of(args, k=k, topology=topology)
+
+
+def estimate_from_args(model, part, k, args, name, placement=None):
+    """Run :func:`partkit.estimate.estimate` with the machine parameters of ``args`` (parts on ``placement``)."""
     from partkit.estimate import estimate
 
     m = machine_parameters(args)
-    return estimate(model, part, k, alpha=m["alpha"], beta=m["beta"], topology=m["topology"],
+    k = k if k is not None else int(part.max(initial=0)) + 1
+    return estimate(model, part, k, alpha=m["alpha"], beta=m["beta"], topology=machine_from_args(args, k, m),
+                    placement=placement,
                     ports=m["ports"], word_size=args.word_size, allreduces=args.allreduces,
                     overhead=m["overhead"], allreduce_overhead=m["allreduce_overhead"],
+                    halo_start=m["halo_start"], allreduce_start=m["allreduce_start"],
                     segments=m["pingpong_segments"],
                     halo_segments=m["halo_segments"], name=name)
+
+
+def placed_estimates(model, part, k, args, name, first=None, graph=None):
+    """On a machine, the partition in order (part i on PE i) and placed by :func:`partkit.mapping.place`.
+
+    ``first`` is the in-order estimate when already made. Returns None
+    without a machine, else ``{"in_order": {...}, "placed": {...}}``, each
+    with ``J`` (:func:`partkit.mapping.mapping_cost` on the graph of the
+    model) and ``estimate``; ``placed`` also has ``placement``.
+    """
+    from partkit.errors import InputError
+    from partkit.graph import Graph
+    from partkit.mapping import mapping_cost, place
+
+    first = first if first is not None else estimate_from_args(model, part, k, args, name)
+    machine = first.machine
+    if machine is None:
+        return None
+    if graph is None:
+        if not isinstance(model, Graph) and model.shape[0] != model.shape[1]:
+            raise InputError(f"{name}: the mapping cost J needs a graph; a {model.shape[0]}x{model.shape[1]} "
+                             "matrix has none (estimate it without a machine)")
+        graph = model if isinstance(model, Graph) else Graph.from_scipy(model, name=name)
+    pe = place(graph, part, machine)
+    return {"in_order": {"J": mapping_cost(graph, part, machine), "estimate": first},
+            "placed": {"J": mapping_cost(graph, part, machine, pe), "placement": pe,
+                       "estimate": estimate_from_args(model, part, k, args, name, placement=pe)}}
+
+
+def _placed_dict(sides):
+    return {side: {"J": sides[side]["J"], "halo_time": sides[side]["estimate"].halo_time,
+                   "iteration_time": sides[side]["estimate"].iteration_time,
+                   "placement": [int(p) for p in sides[side]["estimate"].placement]}
+            for side in ("in_order", "placed")}
+
+
+def format_placed(sides):
+    """J and predicted times of the partition in order and placed, side by side."""
+    machine = sides["in_order"]["estimate"].machine
+    lines = [f"on machine {machine.name} ({machine.k} PEs): J = sum over cut edges of weight x distance "
+             "between their parts' PEs",
+             f"  {'':<24}{'in order':>15}{'placed':>15}{'ratio':>8}"]
+    a, b = sides["in_order"], sides["placed"]
+    lines.append(f"  {'J':<24}{a['J']:>15.0f}{b['J']:>15.0f}{_ratio(b['J'], a['J'])}")
+    for label, key in (("halo exchange", "halo_time"), ("CG iteration", "iteration_time")):
+        x, y = getattr(a["estimate"], key), getattr(b["estimate"], key)
+        lines.append(f"  {label:<24}{_us(x)}{_us(y)}{_ratio(y, x)}")
+    lines.append("placed = the parts moved to PEs by partkit map (greedy + swaps; J never rises); "
+                 "ratio = placed / in order")
+    return "\n".join(lines)
 
 
 def register(subparsers):
@@ -149,8 +215,10 @@ def run(args):
     part = read_partition(args.partfile, n=n, k=args.k)
     name = Path(args.file).name
     result = estimate_from_args(model, part, args.k, args, name)
+    sides = placed_estimates(model, part, args.k, args, name, first=result)
     if args.json:
-        print_json({"file": args.file, "partition": args.partfile, **result.to_dict()})
+        extra = {} if sides is None else {"J": sides["in_order"]["J"], "mapping": _placed_dict(sides)}
+        print_json({"file": args.file, "partition": args.partfile, **result.to_dict(), **extra})
         return EXIT_OK
     print(f"{name}: {description}, k={result.k}")
     print(format_machine(result))
@@ -159,6 +227,8 @@ def run(args):
           f"max recv {d['max_recv_words']}; messages total {d['total_messages']}, "
           f"max send {d['max_send_messages']}, max recv {d['max_recv_messages']}")
     print(format_times(result))
+    if sides is not None:
+        print(format_placed(sides))
     return EXIT_OK
 
 
@@ -170,8 +240,12 @@ def format_machine(result):
     if result.halo_segments is not None:
         count = len(result.halo_segments.starts)
         overhead = f", halo messages by the machine's {count}-segment fit"
+    if result.halo_start:
+        overhead += f", halo start={result.halo_start:g} s/exchange"
     if result.allreduce_overhead:
         overhead += f", allreduce overhead={result.allreduce_overhead:g} s/call"
+    if result.allreduce_start:
+        overhead += f", allreduce start={result.allreduce_start:g} s/phase"
     return (f"model: alpha={result.alpha:g} s, beta={result.beta:g} B/s{overhead}, word={result.word_size:g} B, "
             f"topology {topo.name} {dims}(diameter {topo.diameter}, degree {topo.degree}, "
             f"bisection {topo.bisection_links} links), ports used {result.ports}")
@@ -189,7 +263,7 @@ def format_times(result):
     """The predicted-versus-bound table of an estimate."""
     allreduce = f"allreduce x{result.allreduces} ({result.allreduce_bytes} B)"
     rows = [("halo exchange", result.halo_time, result.halo_bound, "slowest part vs even spread"),
-            (allreduce, result.allreduces * result.allreduce_time,
+            (allreduce, result.allreduce_phase_time,
              result.allreduces * result.allreduce_bound.total, result.allreduce.name),
             ("CG iteration", result.iteration_time, result.iteration_bound, "")]
     lines = [f"  {'':<24}{'predicted':>15}{'bound':>15}{'ratio':>8}"]

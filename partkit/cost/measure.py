@@ -81,13 +81,15 @@ def measure(comm, matrix, part, k, prediction, *, iterations=50, warmup=3, spmv=
     -------
     dict
         ``measured_halo_s``, ``predicted_halo_s``, ``measured_allreduce_s``,
-        ``predicted_allreduce_s`` (per iteration, all its AllReduces),
+        ``predicted_allreduce_s`` (per iteration, all its AllReduces and the
+        phase's start),
         their ratios (predicted / measured), quartiles of the measured
         times, and ``measured_spmv_s`` with ``spmv=True``.
     """
     plan = halo_plan(matrix, part, k, comm.rank, local_matrix=spmv)
     times = time_iterations(comm, plan, iterations, warmup=warmup, spmv=spmv, allreduces=allreduces, seed=seed)
-    predicted = {"halo": prediction.halo_time, "allreduce": allreduces * prediction.allreduce_time}
+    phase = prediction.allreduce_start + allreduces * prediction.allreduce_time if allreduces and k > 1 else 0.0
+    predicted = {"halo": prediction.halo_time, "allreduce": phase}
     result = {"iterations": iterations, "ranks": comm.size}
     for phase, seconds in times.items():
         result[f"measured_{phase}_s"] = float(np.median(seconds))

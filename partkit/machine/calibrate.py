@@ -14,15 +14,32 @@
   ``pingpong_segments``, the protocol switch and cache cliffs included).
 * **Halo exchange** between the same pair, both ways at once, with the code
   ``partkit measure`` runs (:func:`partkit.cost.exchange.exchange`: post
-  the receive, pack, send, wait), fitted piecewise (``halo_segments``): one
-  halo message as a rank pays for it, with its share of the packing and of
-  the shared-memory copies of both directions, which a ping-pong does not
-  show. ``overhead`` is its small-message ``alpha`` beyond the ping-pong's.
-* **Collectives** on all ranks: Allreduce, Bcast and Alltoallv (the same
-  bytes to every other rank), median over repetitions of the slowest rank,
-  next to what the model predicts with the fitted alpha and beta. What
-  the smallest AllReduce takes beyond the model is ``allreduce_overhead``
-  (the call and the reduction, per AllReduce).
+  the receives, pack, send, wait), with 1, 2 and 4 messages each way
+  (:data:`COUNTS`) of every size up to 64 KB and one message of the bigger
+  sizes (:func:`exchange_configs`), fitted by :func:`partkit.machine.fit.fit_exchange`
+  to ``halo_start + messages * (alpha_i + M / beta_i)``: ``halo_start`` is
+  paid once per exchange (the call, the ``Waitall``, the ranks leaving the
+  barrier that starts the step at slightly different times) and
+  ``halo_segments`` per message (posting, packing, the shared-memory copies
+  of both directions, which a ping-pong does not show). ``overhead`` is
+  the first segment's ``alpha`` beyond the ping-pong's.
+* **AllReduce phases** as ``measure`` times them: a barrier, then 1, 2 or 4
+  Allreduces of 8 or 16 bytes (the dot products of CG), fitted to
+  ``allreduce_start + calls * per_call``. ``allreduce_overhead`` is what a
+  call takes beyond the model's algorithm (``log2 P`` steps of the
+  ping-pong's ``alpha`` on ``P`` ranks), ``allreduce_start`` what the phase
+  pays once.
+* **Collectives** on all ranks, reported: Allreduce, Bcast and Alltoallv
+  (the same bytes to every other rank) from ``min_size`` to ``max_size``,
+  median over repetitions of the slowest rank, next to what the model
+  predicts with the fitted alpha and beta.
+
+Every timing runs in blocks of :data:`BLOCK` back-to-back repetitions of one
+configuration (:func:`interleaved`): warm caches, as in an iterative
+solver's loop and in ``measure``. A calibration that alternated sizes at
+every repetition measured small exchanges 1.4 times and 1 MB exchanges 2.8
+times slower than ``measure`` then saw them (cold caches after the 16 MB
+messages).
 
 The machine's ``alpha`` and ``beta`` are those of the outermost level (the
 slowest pair), a conservative value for partitions whose ranks span it.
@@ -33,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 from mpi4py import MPI
 
-from partkit.machine.fit import fit_alpha_beta, fit_segments
+from partkit.machine.fit import fit_alpha_beta, fit_exchange, fit_segments
 
 #: Levels of the hierarchy, innermost first.
 LEVELS = ("core", "socket", "node")
@@ -87,27 +104,37 @@ def placement(comm):
     return {"names": names, "node": node, "package": package, "pairs": pairs}
 
 
-def interleaved(comm, sizes, repetitions, once):
-    """Time ``once(size)`` for every size, the sizes taken in turn, each after a barrier; seconds per size.
+#: Back-to-back repetitions of one configuration in a block (after one untimed).
+BLOCK = 10
+#: Blocks a configuration is spread over at least (when it has that many repetitions).
+MIN_BLOCKS = 5
 
-    A size with ``c`` repetitions (:func:`repetitions_for`, plus two
-    warm-ups that are not kept) runs in ``c`` rounds spread evenly over all
-    the rounds, so a burst of load on a shared machine spreads over the
-    sizes instead of bending the curve at some of them. ``once`` returns
-    this rank's seconds.
+
+def interleaved(comm, keys, counts, once, block=BLOCK):
+    """Time ``once(key)`` ``counts[i]`` times for every key, in blocks taken in turn; seconds per key.
+
+    A block runs one configuration ``block`` times back to back after one
+    untimed run, each run after a barrier: the same buffers every time, warm
+    in the caches, as the exchange of an iterative solver is (and as
+    ``partkit measure`` times it). The blocks of all configurations are
+    spread evenly over the rounds, so a burst of load on a shared machine
+    spreads over the configurations instead of bending the curve at some of
+    them; a configuration with few repetitions (the big messages) runs in
+    shorter blocks, at least :data:`MIN_BLOCKS` of them, so that one burst
+    does not cover all its timings. ``once`` returns this rank's seconds.
     """
-    counts = [repetitions_for(size, repetitions) + 2 for size in sizes]
-    rounds = max(counts)
-    times = [[] for _ in sizes]
-    done = [0] * len(sizes)
+    lengths = [max(1, min(block, c // MIN_BLOCKS)) for c in counts]
+    blocks = [-(-c // b) for c, b in zip(counts, lengths)]
+    rounds = max(blocks)
+    times = [[] for _ in keys]
     for r in range(rounds):
-        for i, size in enumerate(sizes):
-            if (r + 1) * counts[i] // rounds > r * counts[i] // rounds:  # due in this round
-                comm.Barrier()
-                seconds = once(size)
-                done[i] += 1
-                if done[i] > 2:
-                    times[i].append(seconds)
+        for i, key in enumerate(keys):
+            if (r + 1) * blocks[i] // rounds > r * blocks[i] // rounds:  # due in this round
+                for j in range(1 + min(lengths[i], counts[i] - len(times[i]))):
+                    comm.Barrier()
+                    seconds = once(key)
+                    if j:
+                        times[i].append(seconds)
     return [np.array(t) for t in times]
 
 
@@ -129,48 +156,105 @@ def pingpong(comm, a, b, sizes, repetitions):
 
     for _ in range(20):  # warm up the pair's connection
         once(sizes[0])
-    times = interleaved(comm, sizes, repetitions, once)
+    times = interleaved(comm, sizes, [repetitions_for(s, repetitions) for s in sizes], once)
     return comm.bcast([float(np.median(t)) for t in times], root=a)
 
 
-def _pair_plan(comm, a, b, words):
+def _pair_plan(comm, a, b, words, count):
     from partkit.cost.halo import HaloPlan
 
     other = b if comm.rank == a else a
     # half the entries of a vector twice the message, in order: a gather like a halo's send list
-    index = np.sort(np.random.default_rng(words).permutation(2 * words)[:words]).astype(np.int64)
-    return HaloPlan(rank=comm.rank, k=comm.size, rows=index, send_to=np.array([other]), send_index=[index],
-                    recv_from=np.array([other]), recv_offsets=np.array([0, words]))
+    index = [np.sort(np.random.default_rng([words, i]).permutation(2 * words)[:words]).astype(np.int64)
+             for i in range(count)]
+    return HaloPlan(rank=comm.rank, k=comm.size, rows=index[0], send_to=np.full(count, other),
+                    send_index=index, recv_from=np.full(count, other),
+                    recv_offsets=np.arange(count + 1, dtype=np.int64) * words)
 
 
-def pair_exchange(comm, a, b, sizes, repetitions):
-    """Ranks ``a`` and ``b`` exchange ``size`` bytes both ways at once with the halo code; slower side, median."""
+#: Messages each way per exchange that calibrate times (a rank of a k-way partition has up to k - 1).
+COUNTS = (1, 2, 4)
+#: Largest message timed with several per exchange (above it, one).
+SEVERAL_UP_TO = 65536
+
+
+def exchange_configs(sizes, counts=COUNTS, up_to=SEVERAL_UP_TO):
+    """``(messages, bytes per message)`` pairs: every count for the sizes up to ``up_to``, one message above.
+
+    The counts separate ``halo_start`` from the per-message ``alpha``,
+    which only small messages show; a bigger message is bandwidth-bound,
+    and several of them at once outgrow the caches, a cost that depends on
+    the exchange's total bytes and that the per-message model does not
+    describe (in six loaded runs on the development machine 4 x 512 KB took
+    4.5 to 15 times one 512 KB message, 4 x 64 KB 3.0 to 3.6 times one 64 KB
+    message and 4 x 1 KB 2.0 to 2.6 times one 1 KB message).
+    """
+    return [(c, s) for s in sizes for c in counts if c == 1 or s <= up_to]
+
+
+def exchange_timer(comm, a, b, configs):
+    """``once((count, size))``: ranks ``a`` and ``b`` exchange ``count`` messages of ``size`` bytes both ways at
+    once with the halo code; this rank's seconds (0 on the other ranks)."""
     from partkit.cost.exchange import exchange
 
     setups = {}
     if comm.rank in (a, b):
-        for size in sizes:
+        for count, size in configs:
             words = max(1, size // 8)
-            setups[size] = (_pair_plan(comm, a, b, words), np.ones(2 * words), np.empty(words))
+            setups[count, size] = (_pair_plan(comm, a, b, words, count), np.ones(2 * words), np.empty(count * words))
 
-    def once(size):
+    def once(config):
         if comm.rank not in (a, b):
             return 0.0
-        plan, x, ghost = setups[size]
+        plan, x, ghost = setups[config]
         start = MPI.Wtime()
         exchange(comm, plan, x, ghost)
         return MPI.Wtime() - start
 
-    times = interleaved(comm, sizes, repetitions, once)
-    return [float(np.median(slowest)) for slowest in _slowest(comm, times)]
+    return once
 
 
 def _slowest(comm, times):
-    """Per size, the largest time over the ranks of each repetition."""
+    """Per configuration, the largest time over the ranks of each repetition."""
     flat = np.concatenate(times)
     result = np.empty_like(flat)
     comm.Allreduce(flat, result, op=MPI.MAX)
     return np.split(result, np.cumsum([t.size for t in times])[:-1])
+
+
+#: Allreduce calls per timed phase and bytes per call (the dot products of CG: one or two float64).
+ALLREDUCE_CALLS = (1, 2, 4)
+ALLREDUCE_SIZES = (8, 16)
+
+
+def allreduce_timer(comm, sizes=ALLREDUCE_SIZES):
+    """``once((calls, size))``: a phase of ``calls`` back-to-back Allreduces of ``size`` bytes; this rank's seconds."""
+    buffers = {s: (np.ones(s // 8), np.empty(s // 8)) for s in sizes}
+
+    def once(config):
+        count, size = config
+        send, recv = buffers[size]
+        start = MPI.Wtime()
+        for _ in range(count):
+            comm.Allreduce(send, recv, op=MPI.SUM)
+        return MPI.Wtime() - start
+
+    return once
+
+
+def exchanges_and_allreduces(comm, a, b, exchanges, allreduces, repetitions):
+    """Medians (slowest rank) of the pair's exchanges and of the AllReduce phases, timed in one schedule.
+
+    Both take turns in the rounds of :func:`interleaved`, so the AllReduce
+    phases (a few milliseconds in all) spread over the seconds the
+    exchanges take instead of falling into one burst of load.
+    """
+    exchange_once, allreduce_once = exchange_timer(comm, a, b, exchanges), allreduce_timer(comm)
+    keys = [(exchange_once, c) for c in exchanges] + [(allreduce_once, c) for c in allreduces]
+    counts = [repetitions_for(c * s, repetitions) for c, s in exchanges] + [repetitions] * len(allreduces)
+    times = interleaved(comm, keys, counts, lambda key: key[0](key[1]))
+    medians = [float(np.median(t)) for t in _slowest(comm, times)]
+    return medians[:len(exchanges)], medians[len(exchanges):]
 
 
 def collective_times(comm, kind, sizes, repetitions):
@@ -197,7 +281,7 @@ def collective_times(comm, kind, sizes, repetitions):
         calls[size]()
         return MPI.Wtime() - start
 
-    times = interleaved(comm, sizes, repetitions, once)
+    times = interleaved(comm, sizes, [repetitions_for(s, repetitions) for s in sizes], once)
     return [float(np.median(slowest)) for slowest in _slowest(comm, times)]
 
 
@@ -218,10 +302,13 @@ def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collecti
     Returns
     -------
     dict
-        ``alpha``, ``beta``, ``overhead``, ``topology``, ``ports``,
-        ``levels`` (one fit per level with its timings and residuals),
-        ``exchange`` (the halo timings), ``collectives`` (measured and
-        predicted per size), ``ranks``, ``placement``.
+        ``alpha``, ``beta``, ``overhead``, ``halo_start``,
+        ``halo_segments``, ``pingpong_segments``, ``allreduce_start``,
+        ``allreduce_overhead``, ``topology``, ``ports``, ``levels`` (one fit
+        per level with its timings and residuals), ``exchange`` and
+        ``allreduce`` (the timings of the exchanges and AllReduce phases,
+        fitted and residuals), ``collectives`` (measured and predicted per
+        size), ``ranks``, ``placement``.
     """
     from partkit.collectives import make_topology
 
@@ -239,22 +326,32 @@ def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collecti
     alpha, beta = outer["alpha"], outer["beta"]
     a, b = outer["ranks"]
     pingpong_segments = fit_segments(sizes, outer["seconds"])
-    exchanged = pair_exchange(comm, a, b, sizes, repetitions)
-    halo_segments = fit_segments(sizes, exchanged)
+    configs = exchange_configs(sizes)
+    phases = [(c, s) for s in ALLREDUCE_SIZES for c in ALLREDUCE_CALLS]
+    exchanged, reduced = exchanges_and_allreduces(comm, a, b, configs, phases, repetitions)
+    halo = fit_exchange([c for c, _ in configs], [s for _, s in configs], exchanged)
+    halo_segments = halo.segments
     overhead = max(0.0, halo_segments.alphas[0] - pingpong_segments.alphas[0])
     nodes = len(set(where["node"]))
     topology = "full" if nodes == 1 else "fattree"
     machine = {"alpha": alpha, "beta": beta, "overhead": overhead, "topology": topology, "ports": 1,
                "pingpong_segments": pingpong_segments.to_list(), "halo_segments": halo_segments.to_list(),
+               "halo_start": halo.start,
                "ranks": comm.size, "nodes": nodes, "mpi": MPI.Get_library_version().splitlines()[0].strip(),
                "levels": levels,
                "pingpong": {"ranks": [a, b], "sizes": sizes, "seconds": outer["seconds"],
                             "predicted": pingpong_segments.seconds(sizes).tolist()},
-               "exchange": {"ranks": [a, b], "sizes": sizes, "seconds": exchanged,
-                            "predicted": halo_segments.seconds(sizes).tolist()},
+               "exchange": {"ranks": [a, b], **halo.to_dict()},
                "placement": where}
-    if collectives and comm.size > 1:
-        topo = make_topology(topology, comm.size)
+    topo = make_topology(topology, comm.size)
+    # CG's AllReduces as measure times them: phases of 1, 2, 4 calls of 8 and 16 bytes after a barrier
+    phases = fit_exchange([c for c, _ in phases], [s for _, s in phases], reduced, max_segments=1)
+    per_call = float(phases.segments.seconds(8))
+    model = predicted_collective("allreduce", comm.size, 8, *pingpong_segments.params(8), topo)
+    machine["allreduce_start"] = phases.start
+    machine["allreduce_overhead"] = max(0.0, per_call - model)
+    machine["allreduce"] = {**phases.to_dict(), "per_call_8B": per_call, "model_8B": model}
+    if collectives:
         machine["collectives"] = {}
         for kind in ("allreduce", "bcast", "alltoallv"):
             measured = collective_times(comm, kind, sizes, repetitions)
@@ -262,11 +359,6 @@ def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collecti
                          for s in sizes]
             machine["collectives"][kind] = {"sizes": sizes, "seconds": measured, "predicted": predicted,
                                             "ratios": [p / m for p, m in zip(predicted, measured)]}
-        # the smallest AllReduce (the dot products of CG are 8 bytes): what the call costs beyond its algorithm
-        # (the median over the sizes up to 1 KB, all latency-bound: one noisy size does not decide it)
-        small = machine["collectives"]["allreduce"]
-        extra = [t - p for size, t, p in zip(sizes, small["seconds"], small["predicted"]) if size <= 1024]
-        machine["allreduce_overhead"] = max(0.0, float(np.median(extra or [small["seconds"][0] - small["predicted"][0]])))
     return machine
 
 
@@ -288,11 +380,16 @@ def plot_calibration(machine, path):
     pp = machine["pingpong"]
     ax.loglog(pp["sizes"], pp["predicted"], ":", color="k", label="ping-pong, piecewise fit")
     ex = machine["exchange"]
-    ax.loglog(ex["sizes"], ex["seconds"], "s", color="C3", mfc="none", label="halo exchange, measured")
-    ax.loglog(ex["sizes"], ex["predicted"], "--", color="C3",
-              label=f"halo message, piecewise fit ({len(machine['halo_segments'])} segments)")
+    counts, ex_sizes = np.array(ex["counts"]), np.array(ex["sizes"], dtype=float)
+    for j, count in enumerate(np.unique(counts)):
+        on = counts == count
+        ax.loglog(ex_sizes[on], np.array(ex["seconds"])[on], "s^D"[j % 3], color="C3", mfc="none",
+                  label=f"halo exchange of {count} message(s) each way, measured")
+        ax.loglog(ex_sizes[on], np.array(ex["predicted"])[on], "--", color="C3", lw=0.8 + 0.4 * j)
+    ax.plot([], [], "--", color="C3", label=f"exchange fit: start {machine['halo_start'] * 1e6:.1f} us + "
+                                             f"messages x {len(machine['halo_segments'])}-segment cost")
     ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("seconds per message")
+    ax.set_ylabel("seconds (ping-pong: one message; halo: one exchange)")
     ax.set_title("point to point")
     ax.legend(fontsize=8)
     ax = axes[1]

@@ -170,40 +170,131 @@ def _worst(fit_seconds, seconds):
     return float(np.max(np.maximum(r, 1 / r)))
 
 
-def fit_segments(sizes, seconds, max_segments=3, min_points=2, good_enough=1.2) -> Segments:
-    """A piecewise fit: the fewest segments (up to ``max_segments``) that predict every timing within ``good_enough``.
+@dataclass(frozen=True)
+class ExchangeFit:
+    """A fitted exchange model: ``count`` messages of ``M`` bytes each take ``start + count * segments.seconds(M)``.
 
-    Each segment is :func:`fit_alpha_beta` on at least ``min_points``
-    consecutive sizes; breakpoints are measured sizes, tried exhaustively,
-    and for each number of segments the split with the smallest mean
-    squared log ratio (predicted over measured) is kept: the split that
-    fits the curve's shape, which one noisy timing does not decide (a
-    minimax choice would follow it). If no number of segments gets every
-    timing within ``good_enough``, the best split with ``max_segments``
-    segments is returned.
+    Attributes
+    ----------
+    start : float
+        Seconds an exchange costs once, whatever it sends (0 when fitted without it).
+    segments : Segments
+        Seconds per message by its size.
+    counts, sizes, seconds : ndarray
+        The timings fitted: messages per exchange, bytes per message, seconds.
     """
+
+    start: float
+    segments: Segments
+    counts: np.ndarray
+    sizes: np.ndarray
+    seconds: np.ndarray
+
+    def predict(self, counts, sizes):
+        """Modelled seconds of exchanges of ``counts`` messages of ``sizes`` bytes."""
+        return self.start + np.asarray(counts, dtype=float) * self.segments.seconds(sizes)
+
+    @property
+    def residuals(self) -> np.ndarray:
+        """Relative residuals ``(measured - predicted) / measured``."""
+        return 1.0 - self.predict(self.counts, self.sizes) / self.seconds
+
+    def to_dict(self) -> dict:
+        """The timings, what the fit makes of them and the residuals (JSON-serialisable)."""
+        return {"counts": [int(c) for c in self.counts], "sizes": [int(s) for s in self.sizes],
+                "seconds": [float(t) for t in self.seconds],
+                "predicted": [float(t) for t in self.predict(self.counts, self.sizes)],
+                "residuals": [float(r) for r in self.residuals],
+                "rms_relative_residual": float(np.sqrt(np.mean(self.residuals ** 2))),
+                "worst_ratio": _worst(self.predict(self.counts, self.sizes), self.seconds)}
+
+
+def _fit_split(counts, sizes, seconds, starts, with_start):
+    """Non-negative least squares of the relative residuals of ``start + count * (alpha_i + M / beta_i)``."""
+    from scipy.optimize import nnls
+
+    segment = np.searchsorted(starts, sizes, side="right") - 1
+    weights = 1.0 / seconds
+    columns = [weights] if with_start else []
+    for i in range(len(starts)):
+        on = (segment == i) * counts * weights
+        columns += [on, on * sizes]
+    design = np.column_stack(columns)
+    scale = np.linalg.norm(design, axis=0)
+    scale[scale == 0] = 1.0
+    coefficients = nnls(design / scale, np.ones_like(seconds))[0] / scale
+    start = float(coefficients[0]) if with_start else 0.0
+    pairs = coefficients[int(with_start):].reshape(-1, 2)
+    betas = tuple(float(min(1.0 / b, UNBOUNDED)) if b > 0 else UNBOUNDED for b in pairs[:, 1])
+    return ExchangeFit(start, Segments(tuple(int(s) for s in starts), tuple(float(a) for a in pairs[:, 0]), betas),
+                       counts, sizes, seconds)
+
+
+def fit_exchange(counts, sizes, seconds, *, with_start=True, max_segments=4, min_points=2,
+                 good_enough=1.2) -> ExchangeFit:
+    """Fit ``seconds = start + count * (alpha_i + size / beta_i)``: a start per exchange and a piecewise message cost.
+
+    The timings are of exchanges of ``count`` messages of ``size`` bytes
+    each. Segment ``i`` holds the sizes from its start to the next;
+    breakpoints are measured sizes, tried exhaustively, each segment
+    spanning at least ``min_points`` distinct sizes. All coefficients are
+    fitted at once by least squares on the relative residuals with every
+    coefficient ``>= 0`` (as :func:`fit_alpha_beta`); for each number of
+    segments the split with the smallest mean squared log ratio (predicted
+    over measured) is kept, and the fewest segments (up to
+    ``max_segments``) that predict every timing within ``good_enough``
+    win, else the best split with ``max_segments``.
+
+    Examples
+    --------
+    >>> counts = [1, 2, 4, 1, 2, 4]
+    >>> sizes = [8, 8, 8, 4096, 4096, 4096]
+    >>> seconds = [5e-6 + c * (3e-6 + s / 1e9) for c, s in zip(counts, sizes)]
+    >>> f = fit_exchange(counts, sizes, seconds)
+    >>> round(f.start * 1e6, 6), round(f.segments.alphas[0] * 1e6, 6), round(f.segments.betas[0] / 1e9, 6)
+    (5.0, 3.0, 1.0)
+    """
+    counts = np.asarray(counts, dtype=float)
     sizes = np.asarray(sizes, dtype=float)
     seconds = np.asarray(seconds, dtype=float)
-    order = np.argsort(sizes, kind="stable")
-    sizes, seconds = sizes[order], seconds[order]
-    n = sizes.size
+    if not (counts.shape == sizes.shape == seconds.shape and sizes.ndim == 1):
+        raise InputError("counts, sizes and seconds must be 1-D arrays of equal length")
+    if not (np.all(np.isfinite(seconds)) and np.all(seconds > 0) and np.all(sizes >= 0) and np.all(counts >= 1)):
+        raise InputError("timings must be positive and finite, sizes non-negative, counts at least 1")
+    distinct = np.unique(sizes)
+    if distinct.size < 2 or (with_start and np.unique(counts).size < 2):
+        raise InputError("a fit needs timings of at least two different sizes"
+                         + (" and two different counts" if with_start else ""))
     best = None
-    for count in range(1, max_segments + 1):
+    for number in range(1, max_segments + 1):
         best_here = None
-        for cuts in _cut_choices(n, count, min_points):
-            bounds = (0, *cuts, n)
-            fits = [fit_alpha_beta(sizes[a:b], seconds[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-            segments = Segments((0, *(int(sizes[c]) for c in cuts)), tuple(f.alpha for f in fits),
-                                tuple(min(f.beta, UNBOUNDED) for f in fits))
-            score = float(np.mean(np.log(segments.seconds(sizes) / seconds) ** 2))
+        for cuts in _cut_choices(distinct.size, number, min_points):
+            fit = _fit_split(counts, sizes, seconds, np.concatenate([[0], distinct[list(cuts)]]), with_start)
+            score = float(np.mean(np.log(fit.predict(counts, sizes) / seconds) ** 2))
             if best_here is None or score < best_here[0] - 1e-15:
-                best_here = (score, segments)
+                best_here = (score, fit)
         if best_here is None:
             break
-        best = best_here
-        if _worst(best[1].seconds(sizes), seconds) <= good_enough:
+        best = best_here[1]
+        if _worst(best.predict(counts, sizes), seconds) <= good_enough:
             break
-    return best[1]
+    return best
+
+
+def fit_segments(sizes, seconds, max_segments=4, min_points=2, good_enough=1.2) -> Segments:
+    """A piecewise fit of one message's time: :func:`fit_exchange` of one message per timing, no start.
+
+    The fewest segments (up to ``max_segments``) that predict every
+    timing within ``good_enough``; each segment's ``alpha`` and ``beta`` is
+    :func:`fit_alpha_beta` of its own timings (the segments do not share a
+    coefficient). For each number of segments the split with the smallest
+    mean squared log ratio is kept: the split that fits the curve's shape,
+    which one noisy timing does not decide (a minimax choice would follow
+    it).
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    return fit_exchange(np.ones_like(sizes), sizes, seconds, with_start=False, max_segments=max_segments,
+                        min_points=min_points, good_enough=good_enough).segments
 
 
 def _cut_choices(n, count, min_points):

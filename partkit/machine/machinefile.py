@@ -8,7 +8,9 @@ A JSON object with at least
 and optionally ``overhead`` (seconds a rank spends on each halo message it
 sends or receives, beyond ``alpha``; finite, ``>= 0``, default 0),
 ``allreduce_overhead`` (seconds an AllReduce call takes beyond its
-algorithm's cost; finite, ``>= 0``, default 0),
+algorithm's cost; finite, ``>= 0``, default 0), ``halo_start`` and
+``allreduce_start`` (seconds a halo exchange and a phase of AllReduces pay
+once; finite, ``>= 0``, default 0),
 ``topology`` (a name of :data:`partkit.collectives.TOPOLOGIES`), ``ports``
 (a positive integer), ``pingpong_segments`` and ``halo_segments``
 (piecewise fits ``[{"from": bytes, "alpha": s, "beta": B/s}, ...]`` of a
@@ -53,7 +55,8 @@ def validate_machine(data, where="machine file") -> dict:
     _number(data, "alpha", where)
     _number(data, "beta", where, positive=True)
     _number(data, "overhead", where, optional=True)
-    _number(data, "allreduce_overhead", where, optional=True)
+    for key in ("allreduce_overhead", "halo_start", "allreduce_start"):
+        _number(data, key, where, optional=True)
     if "topology" in data and data["topology"] not in TOPOLOGIES:
         raise InputError(f"{where}: topology {data['topology']!r} is not one of {', '.join(TOPOLOGIES)}")
     if "ports" in data:
