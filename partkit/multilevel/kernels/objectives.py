@@ -86,7 +86,10 @@ def objective_value(objective, data, xadj, adjncy, adjwgt, part):
     """The objective of ``part``."""
     total = 0
     if objective == VOLUME:
-        seen = np.full(part.max() + 1 if part.size else 1, -1, dtype=np.int64)
+        k = 1
+        for v in range(part.size):  # not part.max(): Numba's array max costs about 1 s of a first call
+            k = max(k, part[v] + 1)
+        seen = np.full(k, -1, dtype=np.int64)
         for v in range(xadj.size - 1):
             for e in range(xadj[v], xadj[v + 1]):
                 p = part[adjncy[e]]
