@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from partkit._random import derive
 from partkit.distributed.coarsening import contract, cluster
 from partkit.distributed.comm import Channel
 from partkit.distributed.graph import LocalGraph, agree, check_block
@@ -113,8 +114,9 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
         full = graph.halo.extend(part)
         weights = balance(graph, full, k, bound, part_weights(graph, full, k))
         for sweep in range(REFINEMENT_ROUNDS):
-            weights = local_fm(graph, full, k, bound, weights, seed + depth + sweep)
-            weights = refine(graph, full, k, bound, seed + depth + sweep)
+            key = derive(seed, "refinement", depth, sweep)  # local_fm adds the rank to its own stream
+            weights = local_fm(graph, full, k, bound, weights, key)
+            weights = refine(graph, full, k, bound, key)
         balance(graph, full, k, bound, weights)
         part = full[:graph.n_local]
         if progress is not None:
@@ -146,7 +148,7 @@ def _coarsen(fine, k, total, imbalance, seed):
         channel.phase = f"coarsen {len(levels) - 1}"
         k_prime = min(k, max(2, graph.n // COARSEST_PER_PART))
         max_weight = max(1, min(int(imbalance * total / k_prime), CLUSTER_GROWTH * total // graph.n))
-        coarse, cmap = contract(graph, cluster(graph, max_weight, seed + len(levels)))
+        coarse, cmap = contract(graph, cluster(graph, max_weight, derive(seed, "coarsening", len(levels))))
         if coarse.n < k:
             break
         levels.append(coarse)
