@@ -16,7 +16,7 @@ gain of a move under each code in
   every vertex's size times the number of other parts it has neighbours
   in; its data are the sizes of the vertices of the graph
   (:meth:`Objective.at`). Its gains drive the greedy volume pass after the
-  engine (:func:`partkit.multilevel.constraints.refine_volume`). Refining
+  engine (:func:`partkit.constraints.refine_volume`). Refining
   for it on every level instead (a coarse vertex counting 1), without the
   pass, was tried and is not used: total volume 1278, 4807, 558, 2979,
   1079, 3906, 151, 831 where the cut's refinement plus the pass gives
