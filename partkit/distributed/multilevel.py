@@ -11,6 +11,7 @@ from partkit.distributed.graph import LocalGraph, agree, check_block
 from partkit.distributed.halo import fetch
 from partkit.distributed.initial import initial_partition
 from partkit.distributed.refinement import balance, local_fm, part_weights, refine
+from partkit.metrics import weight_bounds
 
 #: Coarsening stops at ``COARSEST_PER_PART * k`` vertices (KaMinPar's contraction limit C).
 COARSEST_PER_PART = 2000
@@ -127,8 +128,9 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
 
 
 def max_part_weight(total, k, imbalance):
-    """The balance bound of :func:`partkit.metrics.max_part_weights` for one constraint of weight ``total``."""
-    return max(int(np.floor((1.0 + imbalance) * total / k + 1e-9)), -(-total // k))
+    """The balance bound of :func:`partkit.metrics.weight_bounds` for ``k`` equal parts of one constraint of
+    weight ``total``."""
+    return int(weight_bounds([total], np.full(k, 1.0 / k), imbalance)[0, 0])
 
 
 def local_cut(graph: LocalGraph, full_part):
