@@ -1,8 +1,9 @@
 """What the multilevel engine's refinement optimises: the objectives, their names and their data.
 
 An :class:`Objective` is what the refinement kernels rate moves by (as
-Mt-KaHyPar's gain types): a code and a data array, handed to every kernel
-that rates a move (label propagation, k-way FM, the balancer), and the
+Mt-KaHyPar's gain types): a code and its data (None for the cut), handed
+to every kernel that rates a move (label propagation, k-way FM, the
+balancer), and the
 gain of a move under each code in
 :mod:`partkit.multilevel.kernels.objectives`. The engine's stages take an
 ``objective`` (default :data:`CUT`) and hand ``objective.code`` and
@@ -64,9 +65,10 @@ class Objective:
     name : str
     code : int
         Its code in :mod:`partkit.multilevel.kernels.objectives`.
-    data : int64 array, 2-D
+    data : int64 array, 2-D, or None
         Its data: the distances between the parts' PEs (k, k), the vertex
-        sizes (1, n) of the graph given to :meth:`at`, or a 1 x 1 dummy.
+        sizes (1, n) of the graph given to :meth:`at`, or None for the cut
+        (its kernels then compile without the other objectives' gains).
     machine : partkit.machine.Machine or None
         The machine of a mapping objective (its hierarchy shapes the
         initial partition, :func:`partkit.multilevel.initial.initial_mapping`).
@@ -74,7 +76,7 @@ class Objective:
 
     name: str
     code: int
-    data: np.ndarray = field(repr=False)
+    data: np.ndarray | None = field(repr=False)
     machine: object = field(default=None, repr=False)
 
     def at(self, graph) -> Objective:
@@ -96,7 +98,7 @@ class Objective:
 
 
 #: The edge cut.
-CUT = Objective("cut", _kernels.CUT, np.zeros((1, 1), dtype=np.int64))
+CUT = Objective("cut", _kernels.CUT, None)
 #: The total communication volume (its data come from :meth:`Objective.at`).
 VOLUME = Objective("volume", _kernels.VOLUME, np.ones((1, 1), dtype=np.int64))
 #: The objectives of :func:`partkit.partition`'s ``objective`` by name.

@@ -8,10 +8,17 @@ compiles once:
 
 ``objective`` : int64
     One of the codes below.
-``data`` : int64 array, 2-D
+``data`` : int64 array, 2-D, or None
     The objective's data: for :data:`MAPPING` the (k, k) distances
     between the processing elements of two parts; for :data:`VOLUME` the
-    size of every vertex as one row (1, n); for :data:`CUT` a 1 x 1 dummy.
+    size of every vertex as one row (1, n); for :data:`CUT` None.
+
+The cut passes ``data=None``: Numba then compiles every kernel for the
+cut apart, with the branches on ``data is None`` removed before typing, so
+the default path (the cut) does not carry the other objectives' gains.
+Those were compiled and optimized again inside every kernel that rates
+moves, and cost about 3 s of the first call in a fresh process. The
+other objectives compile their own specialisation on first use.
 
 A new objective gets a code here and a branch in :func:`move_gain` (the
 gain of a move), :func:`edge_cost` (the cost of an edge between two parts,
@@ -36,7 +43,7 @@ VOLUME = 2
 @njit(cache=True)
 def edge_cost(objective, data, a, b):
     """Cost per unit of weight of an edge between parts ``a`` and ``b`` (the cut's for the volume)."""
-    if objective == MAPPING:
+    if data is not None and objective == MAPPING:
         return data[a, b]
     return 1 if a != b else 0
 
@@ -49,7 +56,7 @@ def move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, to, int
     adjacent to (0 or more; any other entry is -1); ``internal`` is the
     weight to its own part (0 when it has no neighbour there).
     """
-    if objective == CUT:
+    if data is None or objective == CUT:
         return max(conn[to], 0) - internal
     own = part[v]
     gain = 0
@@ -85,7 +92,7 @@ def move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, to, int
 def objective_value(objective, data, xadj, adjncy, adjwgt, part):
     """The objective of ``part``."""
     total = 0
-    if objective == VOLUME:
+    if data is not None and objective == VOLUME:
         k = 1
         for v in range(part.size):  # not part.max(): Numba's array max costs about 1 s of a first call
             k = max(k, part[v] + 1)

@@ -109,7 +109,7 @@ def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, obje
             continue
         # the cut's gain (move_gain's first branch) spelled out in the engine's hottest loop: the call, which
         # takes its arrays by value, made partitions 2 % slower
-        gain = conn[p] - internal if objective == CUT else \
+        gain = conn[p] - internal if data is None or objective == CUT else \
             move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, p, internal)
         room = slack(pw, maxw, p)
         if target == -1 or gain > best or (gain == best and room > best_room):
