@@ -94,7 +94,7 @@ def serial_worker(path, k, seed):
 def mpi_worker(path, k, seed, output):
     from mpi4py import MPI
 
-    from partkit.distributed.command import summary
+    from partkit.distributed.metrics import summary
     from partkit.distributed.comm import Channel
     from partkit.distributed.cost import phase_totals
     from partkit.distributed.io import read_graph, write_partition

@@ -17,13 +17,16 @@ array the kernel allocates itself (Numba frees that after its last use,
 which may come before the view's), and never return or store a view.
 """
 
-from numba.core import cgutils
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 
 @intrinsic
 def borrow(typingctx, array):
-    """A view of ``array`` without a reference count (see the module docstring)."""
+    """A view of ``array`` without a reference count (see the module docstring); None stays None (the cut's
+    objective data, :mod:`partkit.multilevel.kernels.objectives`)."""
+    if isinstance(array, types.NoneType):
+        return array(array), lambda context, builder, signature, args: args[0]
 
     def codegen(context, builder, signature, args):
         view = context.make_array(array)(context, builder, value=args[0])

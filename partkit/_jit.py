@@ -1,8 +1,9 @@
-"""``njit`` for the engine's kernels: Numba's ``njit`` with one set of options for all of them.
+"""``njit`` for partkit's kernels: Numba's ``njit`` with one set of options for all of them.
 
-The kernels of the default engine (``partkit.multilevel.kernels``, the heap,
-the random streams, the graph check) import ``njit`` from here instead of
-from Numba; ``@njit(cache=True)`` then means
+Every kernel of partkit (the engine's ``partkit.multilevel.kernels``, the
+methods', ordering's, balance's, the hypergraph's, the distributed stages',
+the readers', the heap, the random streams, the graph check) imports
+``njit`` from here, never from Numba; ``@njit(cache=True)`` then means
 ``@numba.njit(cache=True, nogil=True, no_cfunc_wrapper=True)``, and options
 given at the decorator (``inline="always"``, ...) are added. The options cut
 the compile time of the first call in a process with an empty cache:
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import numba
 
-#: The options every engine kernel is compiled with (a decorator's own options take precedence).
+#: The options every kernel is compiled with (a decorator's own options take precedence).
 KERNEL_OPTIONS = {"nogil": True, "no_cfunc_wrapper": True}
 
 

@@ -232,8 +232,8 @@ def run_ranges(kernel, args, n, nchunks=None, start=0):
     Examples
     --------
     >>> import numpy as np
-    >>> from numba import njit
-    >>> @njit(nogil=True)
+    >>> from partkit._jit import njit
+    >>> @njit
     ... def total(a, lo, hi):
     ...     return a[lo:hi].sum()
     >>> sum(run_ranges(total, (np.arange(10),), 10, 3))

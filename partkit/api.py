@@ -55,7 +55,7 @@ def partition(graph, k, method=None, *, vwgt=None, adjwgt=None, imbalance=0.03, 
     fixed : array_like of int, shape (n,), optional
         The part of every fixed vertex, -1 for a free one (a partition file
         with -1 lines, :func:`partkit.io.read_fixed`). Every fixed vertex
-        ends in its part (:mod:`partkit.multilevel.constraints`).
+        ends in its part (:mod:`partkit.constraints`).
     contiguous : bool, default False
         Make every part connected, as METIS ``contig``; the graph must be
         connected (as in METIS, a graph of several components is refused).
@@ -141,7 +141,7 @@ def partition_report(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=No
 
 def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous, objective, options):
     """``(graph, part, balance problem or None, (tpwgts, ε))`` after checking every argument once."""
-    from partkit.multilevel.constraints import constrain, contract_fixed, rank
+    from partkit.constraints import constrain, contract_fixed, rank
     from partkit.multilevel.kernels.initial_packing import component_labels
 
     graph = as_graph(graph)

@@ -266,6 +266,41 @@ def test_cli_under_mpi_reports_bad_input_once(tmp_path, text, k, message):
     assert result.stderr.count("partkit: error:") == 1 and message in result.stderr, result.stderr
 
 
+
+def test_serial_only_options_come_from_the_parser():
+    """Every option of ``partkit partition`` that its distributed form does not take is refused when given,
+    whatever it is (a new serial option included); the options it takes, and defaults, are not."""
+    import doctest
+
+    from partkit.cli import build_parser
+    from partkit.cli import distributed
+
+    assert doctest.testmod(distributed).failed == 0
+    parser = build_parser().commands["partition"]
+    takes = distributed.COMMANDS["partition"].takes
+    base = ["g.graph", "-k", "4"]
+    assert distributed.serial_only(parser, parser.parse_args(base + ["--seed", "3", "--json", "-o", "x"]),
+                                   takes) is None
+    for argv, flag in ((["--contiguous"], "--contiguous"), (["--threads", "2"], "--threads"),
+                       (["--edge-weights", "abs"], "--edge-weights"), (["-O", "nstarts=2"], "--option"),
+                       (["--objective", "volume"], "--objective"), (["--hierarchy", "2:2"], "--hierarchy")):
+        assert distributed.serial_only(parser, parser.parse_args(base + argv), takes) == flag
+    parser.add_argument("--a-new-serial-flag", type=int, default=0)
+    assert distributed.serial_only(parser, parser.parse_args(base + ["--a-new-serial-flag", "1"]),
+                                   takes) == "--a-new-serial-flag"
+
+
+@needs_mpi
+def test_cli_under_mpi_refuses_a_serial_only_option_once(tmp_path):
+    path = tmp_path / "tiny.graph"
+    path.write_text("3 2\n2\n1 3\n2\n")
+    command, environ = mpiexec_command(2, [sys.executable, "-m", "partkit", "partition", str(path), "-k", "2",
+                                           "--threads", "2"])
+    environ["PYTHONPATH"] = ROOT
+    result = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("partkit: error: --threads is not available under MPI") == 1, result.stderr
+
 def test_prediction_scales_the_measured_exchanges():
     from types import SimpleNamespace
 

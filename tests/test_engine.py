@@ -347,3 +347,28 @@ def test_notice_ends_an_open_progress_line(monkeypatch, capsys):
     assert capsys.readouterr().err == "\r\033[Kpartkit: compiling the partition kernels\n"
     notice("again")
     assert capsys.readouterr().err == "again\n"  # the line is closed once
+
+
+
+# ------------------------------------------------------------ kernels
+def test_every_kernel_is_compiled_with_the_one_option_set():
+    """Every Numba kernel of partkit comes from partkit._jit.njit (nogil, no C wrapper): library functions
+    that kernels with different options call would be compiled once per option set."""
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import partkit
+    from partkit._jit import KERNEL_OPTIONS
+
+    kernels, other = 0, []
+    for module in pkgutil.walk_packages(partkit.__path__, "partkit."):
+        if module.name == "partkit.__main__":  # runs the command line
+            continue
+        for name, obj in vars(importlib.import_module(module.name)).items():
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.name:
+                kernels += 1
+                if any(obj.targetoptions.get(key) != value for key, value in KERNEL_OPTIONS.items()):
+                    other.append(f"{module.name}.{name}")
+    assert kernels > 100 and other == []

@@ -12,7 +12,7 @@ from partkit import Graph, InputError
 from partkit.api import partition_report
 from partkit.generators import delaunay, grid2d
 from partkit.metrics import communication_volume, disconnected_parts, edge_cut, part_weights
-from partkit.multilevel.constraints import make_contiguous
+from partkit.constraints import make_contiguous
 
 
 @pytest.fixture(scope="module")
@@ -200,9 +200,9 @@ def test_docstring_examples_run():
     import partkit.api
     import partkit.io
     import partkit.io.meshes
-    import partkit.multilevel.constraints
+    import partkit.constraints
 
-    for module in (partkit.api, partkit.io, partkit.io.meshes, partkit.multilevel.constraints):
+    for module in (partkit.api, partkit.io, partkit.io.meshes, partkit.constraints):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
 

@@ -3,6 +3,8 @@
 Each subcommand lives in its own module of this package with a
 ``register(subparsers)`` function that adds its parser and sets
 ``func`` (called with the parsed arguments, returning an exit status).
+Under ``mpiexec`` with more than one rank, a command with a distributed
+form runs that instead (:mod:`partkit.cli.distributed`).
 
 Exit statuses: 0 success, 1 internal error, 2 bad input or arguments,
 3 balance constraint not met (the partition is still written).
@@ -17,6 +19,7 @@ import re
 import signal
 import sys
 
+from partkit.distributed.launch import world_size
 from partkit.errors import InputError
 
 EXIT_OK = 0
@@ -74,6 +77,7 @@ def build_parser():
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(name).register(subparsers)
+    parser.commands = subparsers.choices  # the subcommands' parsers by name
     return parser
 
 
@@ -98,7 +102,12 @@ def main(argv=None):
 
 def _run(argv):
     try:
-        args = _parse(argv)
+        parser, args = _parse(argv)
+        if world_size() > 1:  # under mpiexec: the command's distributed form, if it has one
+            from partkit.cli import distributed
+
+            if args.command in distributed.COMMANDS:
+                return distributed.run(args, parser.commands[args.command])
         return args.func(args)
     except SystemExit as exc:  # --help, --version and argument errors (status 2)
         return exc.code
@@ -120,7 +129,7 @@ def _parse(argv):
     if glued is not None:
         parser.error(f"unknown option {glued!r}: long options take two dashes (--name value), "
                      "short ones a space (-o FILE)")
-    return parser.parse_args(argv)
+    return parser, parser.parse_args(argv)
 
 
 _SIGNAL_STATUS = {signal.SIGINT: (EXIT_INTERRUPTED, "interrupted"), signal.SIGTERM: (EXIT_TERMINATED, "terminated")}

@@ -75,18 +75,13 @@ def register(subparsers):
 
 
 def run(args):
-    """Partition, write the partition file, print the metrics (on all ranks when launched under MPI)."""
-    from partkit.distributed.launch import world_size
+    """Partition, write the partition file, print the metrics (under mpiexec: :mod:`partkit.cli.distributed`)."""
     from partkit.errors import InputError
     from partkit.methods.options import check_imbalance
 
     if args.imbalance is not None and args.ubvec is not None:
         raise InputError("give --imbalance or --ubvec, not both (--ubvec 1.05 is --imbalance 0.05 per constraint)")
     args.imbalance = 0.03 if args.imbalance is None else check_imbalance(args.imbalance)
-    if world_size() > 1:
-        from partkit.distributed.command import run as run_distributed
-
-        return run_distributed(args)
     if args.model != "graph":
         return run_hypergraph(args)
     from partkit.api import partition_report

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from partkit._random import derive
 from partkit.api import partition as serial_partition
 from partkit.distributed.graph import LocalGraph
 from partkit.errors import InfeasibleBalanceWarning
@@ -32,7 +33,9 @@ def initial_partition(graph: LocalGraph, k, imbalance, seed):
     """Part of every owned vertex of the coarsest ``graph``.
 
     Every rank partitions the replicated graph with the serial default
-    engine and seed ``seed + rank``; the feasible result with the smallest
+    engine and its own stream ``derive(seed, "initial", rank)`` (not
+    ``seed + rank``, which would give rank 1 of seed ``s`` the partition of
+    rank 0 of seed ``s + 1``); the feasible result with the smallest
     cut wins (one Allreduce of ``(infeasible, cut, rank)`` packed in an
     int64), then its owner broadcasts it.
     """
@@ -40,7 +43,8 @@ def initial_partition(graph: LocalGraph, k, imbalance, seed):
     whole = replicate(graph)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InfeasibleBalanceWarning)
-        part = serial_partition(whole, k, imbalance=imbalance, seed=seed + channel.rank, threads=1)
+        part = serial_partition(whole, k, imbalance=imbalance, seed=derive(seed, "initial", channel.rank),
+                               threads=1)
     infeasible = int(np.any(part_weights(whole, part, k) > max_part_weights(whole, k, imbalance)))
     cut = min(edge_cut(whole, part), 2**_CUT_BITS - 1)
     key = (infeasible << (_CUT_BITS + _RANK_BITS)) | (cut << _RANK_BITS) | channel.rank

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from partkit._random import derive
 from partkit.distributed.coarsening import cluster, contract, contract_within_blocks
 from partkit.distributed.comm import Channel
 from partkit.distributed.graph import LocalGraph, agree, check_block
 from partkit.distributed.halo import fetch
 from partkit.distributed.initial import initial_partition
 from partkit.distributed.refinement import balance, local_fm, part_weights, refine
+from partkit.metrics import weight_bounds
 
 #: Coarsening stops at ``COARSEST_PER_PART * k`` vertices (KaMinPar's contraction limit C).
 COARSEST_PER_PART = 2000
@@ -117,8 +119,9 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
         full = graph.halo.extend(part)
         weights = balance(graph, full, k, bound, part_weights(graph, full, k))
         for sweep in range(REFINEMENT_ROUNDS):
-            weights = local_fm(graph, full, k, bound, weights, seed + depth + sweep)
-            weights = refine(graph, full, k, bound, seed + depth + sweep)
+            key = derive(seed, "refinement", depth, sweep)  # local_fm adds the rank to its own stream
+            weights = local_fm(graph, full, k, bound, weights, key)
+            weights = refine(graph, full, k, bound, key)
         balance(graph, full, k, bound, weights)
         part = full[:graph.n_local]
         if progress is not None:
@@ -129,8 +132,9 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
 
 
 def max_part_weight(total, k, imbalance):
-    """The balance bound of :func:`partkit.metrics.max_part_weights` for one constraint of weight ``total``."""
-    return max(int(np.floor((1.0 + imbalance) * total / k + 1e-9)), -(-total // k))
+    """The balance bound of :func:`partkit.metrics.weight_bounds` for ``k`` equal parts of one constraint of
+    weight ``total``."""
+    return int(weight_bounds([total], np.full(k, 1.0 / k), imbalance)[0, 0])
 
 
 def local_cut(graph: LocalGraph, full_part):
@@ -148,12 +152,13 @@ def _coarsen(fine, k, total, imbalance, seed):
     while levels[-1].n > COARSEST_PER_PART * k and len(levels) < MAX_LEVELS:
         graph = levels[-1]
         channel.phase = f"coarsen {len(levels) - 1}"
-        step = contract_within_blocks(graph, max(1, int(1.5 * total / (COARSEST_PER_PART * k))),
-                                      seed + len(levels), BLOCK_SHARE, BLOCK_STALL)
+        key = derive(seed, "coarsening", len(levels))
+        step = contract_within_blocks(graph, max(1, int(1.5 * total / (COARSEST_PER_PART * k))), key,
+                                      BLOCK_SHARE, BLOCK_STALL)
         if step is None:
             k_prime = min(k, max(2, graph.n // COARSEST_PER_PART))
             max_weight = max(1, min(int(imbalance * total / k_prime), CLUSTER_GROWTH * total // graph.n))
-            step = contract(graph, cluster(graph, max_weight, seed + len(levels)))
+            step = contract(graph, cluster(graph, max_weight, key))
         coarse, cmap = step
         if coarse.n < k:
             break

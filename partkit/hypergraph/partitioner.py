@@ -50,7 +50,8 @@ from partkit.hypergraph.kernels.refinement import (connectivity_cost, fill_empty
                                                    part_weights, pin_counts, rebalance)
 from partkit.hypergraph.model import Hypergraph
 from partkit._random import KeyStream
-from partkit.metrics import max_part_weights
+from partkit.metrics import max_part_weights, weight_bounds
+from partkit.multilevel.recursive import level_imbalance
 
 
 @dataclass(frozen=True)
@@ -176,9 +177,8 @@ def _recursive_bisection(level: _Level, k, first, out, ids, bound, ctx, keys):
         return
     k0 = (k + 1) // 2
     total = int(level.vwgt.sum())
-    eps = max((bound * k / total) ** (1.0 / math.ceil(math.log2(k))) - 1.0, 0.0) if total else 0.0
     shares = np.array([k0, k - k0]) / k
-    maxw = np.maximum(np.floor((1.0 + eps) * total * shares + 1e-9), np.ceil(total * shares)).astype(np.int64)
+    maxw = weight_bounds([total], shares, level_imbalance([total], [bound], k))[:, 0]
     part = _bisect(level, maxw, int(round(total * shares[0])), ctx, keys)
     for side, (parts, offset) in enumerate(((k0, first), (k - k0, first + k0))):
         inside = part == side

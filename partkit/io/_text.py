@@ -16,7 +16,8 @@ messages (a *line offset* counts physical lines from ``start``).
 import re
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 NEWLINE = 10
 

@@ -23,8 +23,8 @@ import re
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit.errors import InputError
 from partkit.io import _text
 from partkit.io._source import read_source, token_budget

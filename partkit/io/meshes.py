@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit.errors import InputError
 from partkit.graph import INDEX_DTYPE, Graph
 from partkit.io._source import base_name

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit.errors import InputError
 from partkit.graph import INDEX_DTYPE, MAX_ADJACENCY_ENTRIES, WEIGHT_DTYPE, Graph
 from partkit.io import _text

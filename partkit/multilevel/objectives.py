@@ -1,8 +1,9 @@
 """What the multilevel engine's refinement optimises: the objectives, their names and their data.
 
 An :class:`Objective` is what the refinement kernels rate moves by (as
-Mt-KaHyPar's gain types): a code and a data array, handed to every kernel
-that rates a move (label propagation, k-way FM, the balancer), and the
+Mt-KaHyPar's gain types): a code and its data (None for the cut), handed
+to every kernel that rates a move (label propagation, k-way FM, the
+balancer), and the
 gain of a move under each code in
 :mod:`partkit.multilevel.kernels.objectives`. The engine's stages take an
 ``objective`` (default :data:`CUT`) and hand ``objective.code`` and
@@ -16,7 +17,7 @@ gain of a move under each code in
   every vertex's size times the number of other parts it has neighbours
   in; its data are the sizes of the vertices of the graph
   (:meth:`Objective.at`). Its gains drive the greedy volume pass after the
-  engine (:func:`partkit.multilevel.constraints.refine_volume`). Refining
+  engine (:func:`partkit.constraints.refine_volume`). Refining
   for it on every level instead (a coarse vertex counting 1), without the
   pass, was tried and is not used: total volume 1278, 4807, 558, 2979,
   1079, 3906, 151, 831 where the cut's refinement plus the pass gives
@@ -72,9 +73,10 @@ class Objective:
     name : str
     code : int
         Its code in :mod:`partkit.multilevel.kernels.objectives`.
-    data : int64 array, 2-D
+    data : int64 array, 2-D, or None
         Its data: the distances between the parts' PEs (k, k), the vertex
-        sizes (1, n) of the graph given to :meth:`at`, or a 1 x 1 dummy.
+        sizes (1, n) of the graph given to :meth:`at`, or None for the cut
+        (its kernels then compile without the other objectives' gains).
     machine : partkit.machine.Machine or None
         The machine of a mapping objective (its hierarchy shapes the
         initial partition, :func:`partkit.multilevel.initial.initial_mapping`).
@@ -84,7 +86,7 @@ class Objective:
 
     name: str
     code: int
-    data: np.ndarray = field(repr=False)
+    data: np.ndarray | None = field(repr=False)
     machine: object = field(default=None, repr=False)
     levels: tuple = field(default=(), repr=False, compare=False)
 
@@ -132,7 +134,7 @@ class Objective:
 
 
 #: The edge cut.
-CUT = Objective("cut", _kernels.CUT, np.zeros((1, 1), dtype=np.int64))
+CUT = Objective("cut", _kernels.CUT, None)
 #: The total communication volume (its data come from :meth:`Objective.at`).
 VOLUME = Objective("volume", _kernels.VOLUME, np.ones((1, 1), dtype=np.int64))
 #: The objectives of :func:`partkit.partition`'s ``objective`` by name.

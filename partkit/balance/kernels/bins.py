@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numba import njit
+from partkit._jit import njit
 
 
 @njit(cache=True)

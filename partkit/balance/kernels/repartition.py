@@ -14,8 +14,8 @@ migration volume. Part weights ``pw`` (k, ncon) are kept up to date.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit.multilevel.kernels.refinement_moves import fits_in, overloaded, part_connections
 
 

@@ -19,8 +19,8 @@ passed as ``stream = [key, counter]``, derived by the caller from the user's see
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import below
 
 

@@ -8,8 +8,8 @@ weight bound (:func:`accept_joins`).
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import pair_draw
 
 

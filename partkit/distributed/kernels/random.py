@@ -6,8 +6,8 @@ not on a stream position (:mod:`partkit._random`).
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import below
 
 

@@ -1,8 +1,8 @@
 """Kernels of distributed label-propagation refinement and of the balancer."""
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import pair_draw
 from partkit.multilevel.kernels.refinement_moves import part_connections
 

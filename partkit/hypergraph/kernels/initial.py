@@ -9,8 +9,8 @@ updates the gains of its neighbours by the FM delta rules.
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 
 from partkit._heap import heap_clear, heap_pop, heap_push, heap_set

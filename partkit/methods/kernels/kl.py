@@ -18,8 +18,8 @@ costs O(n^2): KL is practical up to a few tens of thousands of vertices.
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit.multilevel.kernels.initial_fm import edge_degrees, side_weights
 
 

@@ -20,8 +20,8 @@ connection. One sweep costs O(n + m).
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import below, subkey
 
 

@@ -1,6 +1,6 @@
 """Greedy moves under a ``movable`` mask, for the cut or the communication volume.
 
-The kernel of :mod:`partkit.multilevel.constraints`: it refines a
+The kernel of :mod:`partkit.constraints`: it refines a
 partition in place without ever moving a vertex whose ``movable`` entry is
 False (fixed vertices), first restoring the bound ``maxw`` (k, ncon) from
 overloaded parts, then making only moves that improve the objective and

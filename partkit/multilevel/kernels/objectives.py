@@ -8,13 +8,21 @@ compiles once:
 
 ``objective`` : int64
     One of the codes below.
-``data`` : int64 array, 2-D
+``data`` : int64 array, 2-D, or None
     The objective's data: for :data:`MAPPING` the (k, k) distances
     between the processing elements of two parts; for :data:`VOLUME` the
     size of every vertex as one row (1, n); for :data:`MIGRATION` (2, n + 1):
     every vertex's old part (row 0) and migration size (row 1), then the
     column ``(num, den)`` of ``itr = num / den``, the sizes already times
-    ``den``; for :data:`CUT` a 1 x 1 dummy.
+    ``den``; for :data:`CUT` None.
+
+The cut passes ``data=None``: Numba then compiles every kernel for the
+cut apart, with the branches on ``data is None`` removed before typing, so
+the default path (the cut) does not carry the other objectives' gains.
+Those were compiled and optimized again inside every kernel that rates
+moves, and cost about 3 s of the first call in a fresh process. The
+other objectives compile their own specialisation on first use. Every
+branch that reads ``data`` therefore tests ``data is not None`` first.
 
 A new objective gets a code here and a branch in :func:`move_gain` (the
 gain of a move), :func:`edge_cost` (the cost of an edge between two parts,
@@ -43,9 +51,9 @@ MIGRATION = 3
 @njit(cache=True)
 def edge_cost(objective, data, a, b):
     """Cost per unit of weight of an edge between parts ``a`` and ``b`` (the cut's for the volume)."""
-    if objective == MAPPING:
+    if data is not None and objective == MAPPING:
         return data[a, b]
-    if objective == MIGRATION:
+    if data is not None and objective == MIGRATION:
         return data[0, data.shape[1] - 1] if a != b else 0
     return 1 if a != b else 0
 
@@ -54,7 +62,7 @@ def edge_cost(objective, data, a, b):
 def vertex_gain(objective, data, v, frm, to):
     """The part of the gain of moving ``v`` from part ``frm`` to part ``to`` that depends on ``v`` alone:
     for :data:`MIGRATION` its size when it returns to its old part, minus it when it leaves it; else 0."""
-    if objective != MIGRATION:
+    if data is None or objective != MIGRATION:
         return 0
     old = data[0, v]
     return data[1, v] * ((old == to) - (old == frm))
@@ -68,7 +76,7 @@ def move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, to, int
     adjacent to (0 or more; any other entry is -1); ``internal`` is the
     weight to its own part (0 when it has no neighbour there).
     """
-    if objective == CUT:
+    if data is None or objective == CUT:
         return max(conn[to], 0) - internal
     own = part[v]
     if objective == MIGRATION:
@@ -106,8 +114,11 @@ def move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, to, int
 def objective_value(objective, data, xadj, adjncy, adjwgt, part):
     """The objective of ``part``."""
     total = 0
-    if objective == VOLUME:
-        seen = np.full(part.max() + 1 if part.size else 1, -1, dtype=np.int64)
+    if data is not None and objective == VOLUME:
+        k = 1
+        for v in range(part.size):  # not part.max(): Numba's array max costs about 1 s of a first call
+            k = max(k, part[v] + 1)
+        seen = np.full(k, -1, dtype=np.int64)
         for v in range(xadj.size - 1):
             for e in range(xadj[v], xadj[v + 1]):
                 p = part[adjncy[e]]
@@ -119,7 +130,7 @@ def objective_value(objective, data, xadj, adjncy, adjwgt, part):
         for e in range(xadj[v], xadj[v + 1]):
             total += adjwgt[e] * edge_cost(objective, data, part[v], part[adjncy[e]])
     total //= 2
-    if objective == MIGRATION:
+    if data is not None and objective == MIGRATION:
         for v in range(xadj.size - 1):
             if part[v] != data[0, v]:
                 total += data[1, v]

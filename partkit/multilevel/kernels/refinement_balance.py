@@ -313,7 +313,7 @@ def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, dat
         return -1, 0  # no adjacent part: most vertices, told apart in one early-exit scan
     nt = connections(v, xadj, adjncy, adjwgt, part, conn, touched)
     internal = max(conn[own], 0)
-    target = -1
+    target = np.int64(-1)  # not a literal -1: Numba would compile move_gain for Literal[int](-1) too
     gain = 0
     for t in range(nt):
         p = touched[t]

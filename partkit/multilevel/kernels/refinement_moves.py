@@ -109,7 +109,7 @@ def best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, obje
             continue
         # the cut's gain (move_gain's first branch) spelled out in the engine's hottest loop: the call, which
         # takes its arrays by value, made partitions 2 % slower
-        gain = conn[p] - internal if objective == CUT else \
+        gain = conn[p] - internal if data is None or objective == CUT else \
             move_gain(objective, data, xadj, adjncy, part, v, conn, touched, nt, p, internal)
         room = slack(pw, maxw, p)
         if target == -1 or gain > best or (gain == best and room > best_room):
@@ -362,11 +362,10 @@ def fill_empty_parts(xadj, adjncy, adjwgt, vwgt, part, maxw):
     n = part.size
     k = maxw.shape[0]
     count = np.zeros(k, dtype=np.int64)
-    pw = np.zeros((k, vwgt.shape[1]), dtype=np.int64)
-    internal = np.zeros(n, dtype=np.int64)
+    pw = part_weights(vwgt, part, k)  # not ``pw[part[v]] += vwgt[v]``: a row assignment compiles Numba's
+    internal = np.zeros(n, dtype=np.int64)  # shape-mismatch message (about 2 s of a first call)
     for v in range(n):
         count[part[v]] += 1
-        pw[part[v]] += vwgt[v]
         for j in range(xadj[v], xadj[v + 1]):
             if part[adjncy[j]] == part[v]:
                 internal[v] += adjwgt[j]
@@ -388,7 +387,5 @@ def fill_empty_parts(xadj, adjncy, adjwgt, vwgt, part, maxw):
         internal[best] = 0
         count[p] -= 1
         count[t] += 1
-        pw[p] -= vwgt[best]
-        pw[t] += vwgt[best]
-        part[best] = t
+        move_vertex(vwgt, part, pw, best, t)
     return left

@@ -22,7 +22,8 @@ with garbage collection.
 """
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 VARIABLE, ELEMENT, DEAD, ABSORBED = 0, 1, 2, 3
 

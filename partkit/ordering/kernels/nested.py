@@ -1,7 +1,8 @@
 """Graph kernels of nested dissection: induced subgraphs, components, compression."""
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 
 @njit(cache=True)

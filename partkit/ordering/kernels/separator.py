@@ -6,8 +6,8 @@ of A and of B.
 """
 
 import numpy as np
-from numba import njit
 
+from partkit._jit import njit
 from partkit._random import shuffle, subkey
 
 from partkit._heap import heap_clear, heap_push, heap_remove, heap_set

@@ -7,7 +7,8 @@ without forming ``P A P^T``.
 """
 
 import numpy as np
-from numba import njit
+
+from partkit._jit import njit
 
 
 @njit(cache=True)
