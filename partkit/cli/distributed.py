@@ -12,7 +12,9 @@ command is refused under MPI until its distributed form takes it.
 
 For ``partition``: every rank reads its block, the ranks partition
 together, write the one partition file, and rank 0 prints the summary
-(text or ``--json``); errors are printed once.
+(text or ``--json``); errors are printed once, by rank 0, before any rank
+ends. ``repartition``'s form is
+:func:`partkit.cli.repartition.run_distributed`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Callable
 
 from partkit.cli import EXIT_INFEASIBLE, EXIT_INPUT, EXIT_OK
 from partkit.cli._common import end_progress, print_json, progress_printer
+from partkit.cli import repartition
 from partkit.cli._compile import compiling, report_compilation
 from partkit.errors import InputError
 
@@ -49,9 +52,10 @@ def run(args, parser):
         if given is not None:
             raise InputError(f"{given} is not available under MPI ({command.why})")
         return command.run(comm, args)
-    except InputError:
+    except InputError as exc:  # raised on every rank alike
         if comm.rank == 0:
-            raise  # the CLI prints it once
+            print(f"partkit: error: {exc}", file=sys.stderr, flush=True)
+        comm.Barrier()  # no rank ends before rank 0 has printed: mpiexec stops the others when one fails
         return EXIT_INPUT
 
 
@@ -131,4 +135,7 @@ COMMANDS = {
                                                    "quiet"}),
                              "the distributed partitioner is multilevel label propagation with the serial "
                              "engine on the coarsest graph, on one row block of the file per rank"),
+    "repartition": Distributed(repartition.run_distributed, frozenset({"file", "partfile", "weights", "k", "imbalance", "itr",
+                                                       "strategy", "seed", "output", "json"}),
+                               "the ranks run the multilevel strategy on the graph gathered on rank 0"),
 }

@@ -55,10 +55,6 @@ def register(subparsers):
 
 def run(args):
     """Read the inputs, repartition, write the partition, print the metrics (on all ranks under MPI)."""
-    from partkit.distributed.launch import world_size
-
-    if world_size() > 1:
-        return run_distributed(args)
     from partkit.balance.repartition import (partition_from_scratch, repartition,
                                              scratch_method, with_weights)
     from partkit.errors import InputError
@@ -110,38 +106,16 @@ def _status(result, balanced, bound):
     return EXIT_INFEASIBLE
 
 
-#: Options of the serial command that the MPI path does not take, with their defaults.
-SERIAL_ONLY = {"coords": None, "edge_weights": "unit", "ncommon": None, "compare": False, "flow": "l1"}
-
-
-def run_distributed(args):
-    """The command on all ranks of COMM_WORLD; the exit status of this rank."""
-    from mpi4py import MPI
-
-    from partkit.cli import EXIT_INPUT
-    from partkit.errors import InputError
-
-    comm = MPI.COMM_WORLD
-    try:
-        return _run_distributed(comm, args)
-    except InputError as exc:  # raised on every rank alike (the files are read and checked on all of them)
-        if comm.rank == 0:
-            print(f"partkit: error: {str(exc).splitlines()[0]}", file=sys.stderr, flush=True)
-        comm.Barrier()  # no rank ends before rank 0 has printed: mpiexec stops the others when one fails
-        return EXIT_INPUT
-
-
-def _run_distributed(comm, args):
+def run_distributed(comm, args):
+    """The command on all ranks of ``comm`` (:mod:`partkit.cli.distributed`); the exit status of this rank."""
     from partkit.distributed.adaptive import repartition_block
     from partkit.distributed.comm import Channel
     from partkit.distributed.io import read_graph, write_partition
     from partkit.errors import InputError
     from partkit.io import read_partition, read_vertex_weights
 
-    given = [name for name, default in SERIAL_ONLY.items() if getattr(args, name, default) != default]
-    if given or args.strategy != "multilevel":
-        flag = "--" + (given[0].replace("_", "-") if given else "strategy")
-        raise InputError(f"{flag} is not available under MPI (the ranks run the multilevel strategy)")
+    if args.strategy != "multilevel":
+        raise InputError("--strategy is not available under MPI (the ranks run the multilevel strategy)")
     output = output_path(args, f"{args.partfile}.repart", [args.partfile, args.file, args.weights])
     graph = read_graph(comm, args.file)
     lo, hi = int(graph.vtxdist[comm.rank]), int(graph.vtxdist[comm.rank + 1])
