@@ -20,9 +20,13 @@ the alpha-beta prediction of the run's communication on 64, 256 and 1024
 ranks (``partkit.distributed.cost``).
 
 Graphs (cached in ``--data``): delaunay_n20, written by ``partkit generate
-delaunay -n 1048576`` (random points, random vertex order), and
-grid100x100x100, the 3D grid of ``partkit.generators.grid3d`` (10^6
-vertices, 7-point stencil; partkit has no 3D tetrahedral mesh generator).
+delaunay -n 1048576`` (random points, random vertex order: every rank's
+block is scattered over the square); delaunay_n20_strips, the same graph
+with its vertices numbered in 1024 horizontal strips, left to right in
+each (the locality a mesh generator's or a space-filling curve's order
+gives: every rank's block is a band); and grid100x100x100, the 3D grid of
+``partkit.generators.grid3d`` (10^6 vertices, 7-point stencil, numbered
+plane by plane; partkit has no 3D tetrahedral mesh generator).
 
 Examples::
 
@@ -64,6 +68,8 @@ def ensure_inputs(data, names):
             if name == "delaunay_n20":
                 subprocess.run([sys.executable, "-m", "partkit", "generate", "delaunay", "-n", "1048576",
                                 "-o", str(path)], check=True, env=_environment())
+            elif name == "delaunay_n20_strips":
+                write_in_strips(ensure_inputs(data, ["delaunay_n20"])[0], path)
             else:
                 from partkit.generators import grid3d
                 from partkit.io import write_metis_graph
@@ -71,6 +77,22 @@ def ensure_inputs(data, names):
                 write_metis_graph(path, grid3d(100, 100, 100))
         paths.append(path)
     return paths
+
+
+def write_in_strips(source, path, strips=1024):
+    """Write the graph ``source`` (with its ``.xyz`` beside it) with vertices numbered strip by strip."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from partkit.graph import Graph
+    from partkit.io import read_graph, write_metis_graph
+
+    graph = read_graph(source)
+    xy = np.loadtxt(source.with_suffix(".xyz"))[:, :2]  # partkit generate writes the coordinates there
+    order = np.lexsort((xy[:, 0], np.floor(xy[:, 1] * strips)))
+    matrix = sp.csr_matrix((graph.adjwgt, graph.adjncy, graph.xadj), shape=(graph.n, graph.n))[order][:, order]
+    matrix.sort_indices()
+    write_metis_graph(path, Graph(matrix.indptr, matrix.indices, adjwgt=matrix.data, name=path.stem))
 
 
 def _environment():
@@ -162,7 +184,7 @@ def communication_table(ranks):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--graphs", nargs="*", help="METIS graph files (default: delaunay_n20 and grid100x100x100)")
+    parser.add_argument("--graphs", nargs="*", help="METIS graph files (default: delaunay_n20, delaunay_n20_strips and grid100x100x100)")
     parser.add_argument("-k", type=int, default=64)
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
@@ -172,7 +194,7 @@ def main(argv=None):
     from partkit.distributed.cost import predict
 
     paths = [Path(g) for g in args.graphs] if args.graphs else ensure_inputs(
-        Path(args.data), ["delaunay_n20", "grid100x100x100"])
+        Path(args.data), ["delaunay_n20", "delaunay_n20_strips", "grid100x100x100"])
     results = []
     for path in paths:
         serial = run_serial(path, args.k, args.seed)
