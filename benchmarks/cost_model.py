@@ -271,7 +271,8 @@ def write_docs(page, machine, rows, checks, load, args):
     lines = [
         f"The run of {datetime.date.today().isoformat()} (`python benchmarks/cost_model.py"
         f"{' --quick' if args.quick else ''}`, load average {load[0]:.1f} at the start and {load[1]:.1f} at the "
-        f"end on {os.cpu_count()} cores{': other jobs were running, the timings are noisy' if max(load) > 0.5 else ''}"
+        f"end on {os.cpu_count()} cores (the end figure counts the run's own ranks)"
+        f"{': other jobs were running, the timings are noisy' if load[0] > 0.5 else ''}"
         f"). Calibration: ping-pong alpha = {machine['alpha'] * 1e6:.2f} µs, beta = {machine['beta'] / 1e9:.2f} GB/s "
         f"(straight fit; the piecewise fit predicts every ping-pong from 1 KB within {worst:.2f}); halo exchange "
         f"`halo_start` = {machine['halo_start'] * 1e6:.2f} µs and per message "
