@@ -362,10 +362,13 @@ def fill_empty_parts(xadj, adjncy, adjwgt, vwgt, part, maxw):
     n = part.size
     k = maxw.shape[0]
     count = np.zeros(k, dtype=np.int64)
+    for v in range(n):
+        count[part[v]] += 1
+    if count.min() > 0:  # the usual case: no pass over the edges
+        return 0
     pw = np.zeros((k, vwgt.shape[1]), dtype=np.int64)
     internal = np.zeros(n, dtype=np.int64)
     for v in range(n):
-        count[part[v]] += 1
         pw[part[v]] += vwgt[v]
         for j in range(xadj[v], xadj[v + 1]):
             if part[adjncy[j]] == part[v]:
