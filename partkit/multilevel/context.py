@@ -195,6 +195,15 @@ class RefinementContext:
         FM passes (0: no such levels). The passes are sequential; on these
         levels the parallel label propagation does most of the work, so
         fewer passes cost little cut.
+    fm_groups, fm_group_level, fm_group_parts : int
+        On levels of at least ``fm_group_level`` vertices with at least
+        ``fm_group_parts`` parts a group, a k-way FM pass (for the cut) is
+        ``fm_groups`` passes, one per group of consecutive parts (the
+        halves of the first bisection for 2), run at once on the threads;
+        a vertex with a neighbour in another group stays where it is in
+        them, and a sequential pass from these vertices follows. The FM
+        moves are the sequential part of the refinement; the partition is
+        the same for any thread count.
     fm_max_bad : int
     fm_bad_share : float
         A k-way FM pass stops after ``max(50, min(fm_max_bad, fm_bad_share * n))``
@@ -214,6 +223,9 @@ class RefinementContext:
     lp_rounds: int = 4
     lp_batches: int = 16
     fm_passes: int = 2
+    fm_groups: int = 2
+    fm_group_level: int = 100_000
+    fm_group_parts: int = 8
     fm_max_bad: int = 1000
     fm_large_level: int = 200_000
     fm_large_passes: int = 1
