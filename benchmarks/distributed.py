@@ -2,7 +2,7 @@
 
 For every graph and k:
 
-* serial: a fresh process reads the file and runs ``partkit.partition``
+* serial: a fresh process reads the file and runs ``partkit.partition`` on one thread
   (default method and preset); cut, balance, wall seconds (read +
   partition), peak resident memory (``ru_maxrss``);
 * distributed: ``mpiexec -n P`` processes read their blocks
@@ -107,7 +107,7 @@ def serial_worker(path, k, seed):
 
     start = time.perf_counter()
     graph = read_graph(path)
-    part = partkit.partition(graph, k, seed=seed)
+    part = partkit.partition(graph, k, seed=seed, threads=1)  # the single-thread run (issue 32)
     seconds = time.perf_counter() - start
     print(json.dumps({"cut": edge_cut(graph, part), "balanced": is_balanced(graph, part, k),
                       "seconds": seconds, "peak_mb": peak_mb(), "n": graph.n}))

@@ -181,7 +181,8 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
             part = check_partition(g, function(g, k, imbalance=imbalance, seed=seed, **options), k)[cmap]
             candidates.append(constrain(graph, part, bound, fixed=fixed, contiguous=bool(contiguous),
                                         objective=objective, lower=lower))
-        part = min(candidates, key=lambda candidate: rank(graph, candidate, bound, objective))
+        part = candidates[0] if len(candidates) == 1 else \
+            min(candidates, key=lambda candidate: rank(graph, candidate, bound, objective))
     return graph, part, balance_problem(graph, part, bound, method), (fractions, eps)
 
 

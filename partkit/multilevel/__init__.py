@@ -47,7 +47,7 @@ from partkit._threads import using_threads
 from partkit.errors import InputError
 from partkit.metrics import max_part_weights, weight_bounds
 from partkit.multilevel import context as _context
-from partkit.multilevel.coarsening import coarsen
+from partkit.multilevel.coarsening import coarsen, uses_clustering
 from partkit.multilevel.components import partition_by_components
 from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext, Context, InitialContext,
                                         RefinementContext, preset)
@@ -212,17 +212,22 @@ def _run(graph, k, maxw, imbalance, ctx, seed, say, objective):
 
 
 def _hierarchy(graph, maxw, imbalance, ctx, key, say, group=None):
-    """The coarsening of one run (stream ``key``) down to ``max(coarse_per_part * k, coarsest_min)`` vertices.
+    """The coarsening of one run (stream ``key``) down to ``max(coarse_per_part * k, coarsest_min)`` vertices
+    (at least ``min(matched_coarsest, matched_coarsest_share * n)`` when it matches, see :class:`CoarseningContext`).
 
     A cluster may weigh ``cluster_weight_share`` times ε times the perfect
     share of the lightest part (``maxw`` scaled to the total weight).
     """
     k = maxw.shape[0]
-    size = max(ctx.coarsening.coarse_per_part * k, ctx.coarsening.coarsest_min)
+    c = ctx.coarsening
+    size = max(c.coarse_per_part * k, c.coarsest_min)
+    clustering = uses_clustering(graph, c)
+    if not clustering:
+        size = max(size, min(c.matched_coarsest, int(c.matched_coarsest_share * graph.n)))
     lightest = maxw.min(axis=0) * graph.total_vertex_weight() / np.maximum(maxw.sum(axis=0), 1)
     cluster_weight = (ctx.coarsening.cluster_weight_share * imbalance * lightest).astype(np.int64)
-    return coarsen(graph, ctx.coarsening, size, derive(key, "coarsen"), group=group, cluster_weight=cluster_weight,
-                   say=say)
+    return coarsen(graph, c, size, derive(key, "coarsen"), group=group, cluster_weight=cluster_weight, say=say,
+                   clustering=clustering)
 
 
 def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=None):

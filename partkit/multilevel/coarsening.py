@@ -114,7 +114,7 @@ def uses_clustering(graph, ctx):
     return sampled_transitivity(graph.xadj, graph.adjncy, step, ctx.triangle_neighbours) > ctx.triangle_share
 
 
-def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, say=None):
+def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, say=None, clustering=None):
     """Build the coarsening hierarchy of ``graph``.
 
     Parameters
@@ -134,6 +134,8 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, 
         ``cluster_weight_share`` times ε times a part's perfect weight).
     say : callable, optional
         Progress messages.
+    clustering : bool, optional
+        :func:`uses_clustering` of ``graph`` when the caller knows it already.
 
     Returns
     -------
@@ -151,7 +153,8 @@ def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, 
     maxvw = np.maximum(np.ceil(1.5 * total / max(coarsest_size, 1)), 1).astype(np.int64)
     grouped = group is not None
     group = np.asarray(group, dtype=np.int64) if grouped else np.zeros(graph.n, dtype=np.int64)
-    clustering = uses_clustering(graph, ctx)
+    if clustering is None:
+        clustering = uses_clustering(graph, ctx)
     if clustering and cluster_weight is not None:
         maxvw = np.maximum(maxvw, cluster_weight)
     levels = []

@@ -45,6 +45,16 @@ class CoarseningContext:
     algorithm : {"auto", "matching", "clustering"}
     coarse_per_part, coarsest_min : int
         Coarsening stops at ``max(coarse_per_part * k, coarsest_min)`` vertices.
+    matched_coarsest, matched_coarsest_share : int, float
+        ... and a hierarchy built by matching at no fewer than
+        ``min(matched_coarsest, matched_coarsest_share * n)``: the
+        multilevel bisections of the initial partitioning (their own
+        hierarchies, grown starts and relaxed bound) then take the
+        coarse levels of a mesh, where they cut less than the k-way
+        refinement of those levels (small k only: 80 vertices a part
+        exceed it from k = 25; ``fast`` leaves it out). Not for
+        clustered hierarchies (random geometric graphs cut more), nor
+        for small inputs (the share).
     stall_ratio : float
         A level must shrink the graph to at most this fraction, else coarsening stops.
     two_hop_share : float
@@ -85,6 +95,8 @@ class CoarseningContext:
     algorithm: str = "auto"
     coarse_per_part: int = 80
     coarsest_min: int = 300
+    matched_coarsest: int = 2000
+    matched_coarsest_share: float = 0.05
     stall_ratio: float = 0.95
     two_hop_share: float = 0.25
     cluster_fallback: float = 0.9
@@ -183,6 +195,15 @@ class RefinementContext:
         FM passes (0: no such levels). The passes are sequential; on these
         levels the parallel label propagation does most of the work, so
         fewer passes cost little cut.
+    fm_groups, fm_group_level, fm_group_parts : int
+        On levels of at least ``fm_group_level`` vertices with at least
+        ``fm_group_parts`` parts a group, a k-way FM pass (for the cut) is
+        ``fm_groups`` passes, one per group of consecutive parts (the
+        halves of the first bisection for 2), run at once on the threads;
+        a vertex with a neighbour in another group stays where it is in
+        them, and a sequential pass from these vertices follows. The FM
+        moves are the sequential part of the refinement; the partition is
+        the same for any thread count.
     fm_max_bad : int
     fm_bad_share : float
         A k-way FM pass stops after ``max(50, min(fm_max_bad, fm_bad_share * n))``
@@ -202,6 +223,9 @@ class RefinementContext:
     lp_rounds: int = 4
     lp_batches: int = 16
     fm_passes: int = 2
+    fm_groups: int = 2
+    fm_group_level: int = 100_000
+    fm_group_parts: int = 8
     fm_max_bad: int = 1000
     fm_large_level: int = 200_000
     fm_large_passes: int = 1
@@ -250,8 +274,8 @@ class Context:
 #: Each preset is the default :class:`Context` with these overrides
 #: (``"stage.field"`` or a top-level field).
 PRESET_OVERRIDES = {
-    "fast": {"coarsening.coarse_per_part": 20, "initial.tries": 4, "initial.min_tries": 4,
-             "initial.min_bad_moves": 50, "initial.level_fm_passes": 2,
+    "fast": {"coarsening.coarse_per_part": 20, "coarsening.matched_coarsest": 0, "initial.tries": 4,
+             "initial.min_tries": 4, "initial.min_bad_moves": 50, "initial.level_fm_passes": 2,
              "refinement.lp_rounds": 2, "refinement.fm_passes": 1, "refinement.bisection_fm_passes": 2,
              "refinement.fm_bad_share": 0.01},
     "default": {},

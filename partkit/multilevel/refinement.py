@@ -35,11 +35,11 @@ import numpy as np
 
 from partkit._heap import new_heap
 from partkit._random import derive, permutation
-from partkit._threads import for_work
+from partkit._threads import current_threads, for_work, run_calls
 from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
                                                           parallel_rate_for_balance, trade_for_balance)
-from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
+from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates, part_groups
 from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
                                                         part_weights, relaxed_bounds)
 from partkit.multilevel.kernels.objectives import MIGRATION
@@ -143,8 +143,9 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
+            groups = fm_groups(ctx, g.n, k, objective)
             kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, npasses, max_bad,
-                    fm_degree_limit(g.xadj, ctx), shuffle, objective)
+                    fm_degree_limit(g.xadj, ctx), shuffle, objective, groups)
 
 
 def _algorithms(ctx, k):
@@ -159,7 +160,7 @@ def _starts_from_boundary(ctx, k):
 
 
 def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad, degree_limit, shuffle=None,
-            objective=CUT):
+            objective=CUT, groups=1):
     """Refine ``part`` in place by k-way FM passes for ``objective``; returns its total reduction.
 
     Parameters
@@ -193,6 +194,13 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
         reads the graph far faster, and the ratings then shuffled.
     objective : partkit.multilevel.objectives.Objective
         What the moves lower (default the cut).
+    groups : int
+        With more than one (the cut only), every pass is ``groups``
+        independent passes, one per group of consecutive parts, which
+        leave the vertices with a neighbour in another group where they
+        are (:func:`kernels.refinement_fm.part_groups`); they run at once
+        on the threads in effect, with the same result for any number.
+        A pass from those vertices between the groups follows.
 
     Only the rating of the candidates that starts a pass (and the boundary
     scan of later passes) runs on several threads; the moves are
@@ -203,12 +211,11 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
     otherwise cost O(m * average degree) per pass).
     """
     n, k = xadj.size - 1, maxw.shape[0]
-    conn = np.full(k, -1, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
-    items, keys, pos, size = new_heap(n)
+    groups = groups if objective.code == CUT.code else 1
     locked = np.zeros(n, dtype=np.bool_)
-    moved_v = np.empty(n, dtype=np.int64)
-    moved_from = np.empty(n, dtype=np.int64)
+    # the work arrays of each group's pass: heap, moves, connection scratch
+    work = [(*new_heap(n), locked, np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+             np.full(k, -1, dtype=np.int64), np.empty(k, dtype=np.int64)) for _ in range(groups)]
     total = 0
     for npass in range(npasses):
         if npass > 0:
@@ -217,13 +224,37 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
                                                   objective.data, candidates, degree_limit)
         if npass == 0 and shuffle is not None:
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
-        best = fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code, objective.data, candidates, targets,
-                       gains, max_bad, degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn,
-                       touched)
+        common = (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code, objective.data)
+        if groups == 1:
+            calls = [(*common, candidates, targets, gains, max_bad, degree_limit, *work[0])]
+        else:
+            group = part_groups(xadj, adjncy, part, candidates, groups, k, locked)
+            calls = [(*common, candidates[mine], targets[mine], gains[mine], max_bad, degree_limit, *work[g])
+                     for g, mine in enumerate(group == g for g in range(groups))]
+        if current_threads() > 1:
+            bests = run_calls(fm_pass, calls)
+        else:
+            bests = [fm_pass(*call) for call in calls]
+        if groups > 1:  # then one pass from the vertices between the groups, on this thread
+            locked[:] = False
+            seam = candidates[group < 0]
+            targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
+                                                      objective.data, seam, degree_limit)
+            bests.append(fm_pass(*common, seam, targets, gains, max_bad, degree_limit, *work[0]))
+        best = sum(bests)
         total += best
         if best <= 0:
             break
     return total
+
+
+def fm_groups(ctx, n, k, objective=CUT):
+    """The groups of parts whose k-way FM passes run at once on a level of ``n`` vertices (see
+    :class:`RefinementContext`): ``ctx.fm_groups`` on levels of at least ``ctx.fm_group_level`` vertices
+    with at least ``ctx.fm_group_parts`` parts a group, for the cut; else 1."""
+    if objective.code != CUT.code or n < ctx.fm_group_level or k < ctx.fm_groups * ctx.fm_group_parts:
+        return 1
+    return ctx.fm_groups
 
 
 def fm_degree_limit(xadj, ctx):

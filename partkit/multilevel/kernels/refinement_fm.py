@@ -120,6 +120,31 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candida
     return best
 
 
+@njit(cache=True)
+def part_groups(xadj, adjncy, part, candidates, ngroups, k, locked):
+    """The group of every candidate for FM passes on ``ngroups`` groups of parts at once: part ``p`` is in
+    group ``p * ngroups // k``; a candidate with a neighbour in another group is locked (``locked[v]``
+    set True) and gets group -1.
+
+    Every vertex with a neighbour in another group is a boundary vertex, so with ``candidates`` holding
+    the boundary every such vertex is locked: a pass within one group then moves vertices only between
+    the parts of its group (an unlocked vertex has neighbours in its group only, and moves go to
+    adjacent parts), re-rates only vertices of its group, and reads no part that another group's pass
+    writes. The passes of the groups are independent, and can run at once.
+    """
+    group = np.empty(candidates.size, dtype=np.int64)
+    for idx in range(candidates.size):
+        v = candidates[idx]
+        g = part[v] * ngroups // k
+        for e in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[e]] * ngroups // k != g:
+                g = -1
+                locked[v] = True
+                break
+        group[idx] = g
+    return group
+
+
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
 PARALLEL_KERNELS = (rate_candidates_in_range,)

@@ -362,10 +362,16 @@ def fill_empty_parts(xadj, adjncy, adjwgt, vwgt, part, maxw):
     n = part.size
     k = maxw.shape[0]
     count = np.zeros(k, dtype=np.int64)
+    empty = 0
+    for v in range(n):
+        count[part[v]] += 1
+    for t in range(k):  # a loop, not count.min(): Numba's array reductions cost compile time
+        empty += count[t] == 0
+    if empty == 0:  # the usual case: no pass over the edges
+        return 0
     pw = part_weights(vwgt, part, k)  # not ``pw[part[v]] += vwgt[v]``: a row assignment compiles Numba's
     internal = np.zeros(n, dtype=np.int64)  # shape-mismatch message (about 2 s of a first call)
     for v in range(n):
-        count[part[v]] += 1
         for j in range(xadj[v], xadj[v + 1]):
             if part[adjncy[j]] == part[v]:
                 internal[v] += adjwgt[j]
