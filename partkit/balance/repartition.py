@@ -26,7 +26,9 @@ Strategies
     k-way FM) ``itr * cut + migration`` on every level
     (:func:`partkit.multilevel.objectives.migration`). Then V-cycles
     (coarsening within the old and the current parts) refine that result,
-    and separately the scratch partition of ``remap``; the better is kept.
+    and separately the scratch partition of ``remap``; the best of both
+    and of the ``diffusion`` strategy's result (cheap next to the
+    V-cycles) is kept.
 ``diffusion``
     Compute a flow of load between neighbouring parts (on the quotient graph
     of the partition) that balances them: by default the flow of least total
@@ -268,7 +270,8 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
 def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method):
     """The ``multilevel`` strategy: coarsen within the old parts, start from the best of the old partition,
     diffusion and scratch-remap on the coarsest graph, refine ``itr * cut + migration`` on every level; then
-    V-cycles from that result and from the fine graph's scratch-remap partition; the best of both."""
+    V-cycles from that result and from the fine graph's scratch-remap partition; the best of both and of the
+    diffusion strategy's result."""
     from partkit._random import derive
     from partkit.multilevel import _hierarchy, preset, run
     from partkit.multilevel.objectives import migration
@@ -303,6 +306,8 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method)
     starts = (part, fine_scratch)
     results = [_vcycles(graph, home, k, start, objective, maxw, imbalance, ctx, derive(seed, "repartition", i))
                for i, start in enumerate(starts)]
+    diffused = _improve(graph, home, home.copy(), k, vsize, maxw, itr, seed, flow)  # the diffusion strategy
+    results.append((diffused, objective.rank(graph, diffused, maxw)))
     return min(results, key=lambda result: result[1])[0]
 
 
