@@ -267,11 +267,11 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
     return part
 
 
-def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method):
+def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, diffused):
     """The ``multilevel`` strategy: coarsen within the old parts, start from the best of the old partition,
     diffusion and scratch-remap on the coarsest graph, refine ``itr * cut + migration`` on every level; then
-    V-cycles from that result and from the fine graph's scratch-remap partition; the best of both and of the
-    diffusion strategy's result."""
+    V-cycles from that result and from ``scratch`` (the fine graph's scratch-remap partition); the best of
+    both and of ``diffused`` (the diffusion strategy's result)."""
     from partkit._random import derive
     from partkit.multilevel import _hierarchy, preset, run
     from partkit.multilevel.objectives import migration
@@ -290,23 +290,17 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method)
     bounds = level_bounds(coarsest, maxw, not len(hierarchy))
     kept = coarse_home.copy()
     refine(coarsest, kept, bounds, ctx.refinement, derive(seed, "repartition", "old"), objective=objective)
-    diffused = coarse_home.copy()
-    _improve(coarsest, coarse_home, diffused, k, coarse_vsize, bounds, itr, seed, flow)
-    scratch = run(coarsest, k, bounds, imbalance, engine, derive(seed, "repartition", "scratch"))
-    remapped = relabel_to_match(coarse_home, scratch, k, coarse_vsize)
+    coarse_diffused = _improve(coarsest, coarse_home, coarse_home.copy(), k, coarse_vsize, bounds, itr, seed,
+                               flow)
+    coarse_scratch = run(coarsest, k, bounds, imbalance, engine, derive(seed, "repartition", "scratch"))
+    remapped = relabel_to_match(coarse_home, coarse_scratch, k, coarse_vsize)
     _improve(coarsest, coarse_home, remapped, k, coarse_vsize, bounds, itr, seed)
-    part = min((kept, diffused, remapped), key=lambda p: objective.rank(coarsest, p, bounds))
+    part = min((kept, coarse_diffused, remapped), key=lambda p: objective.rank(coarsest, p, bounds))
     if len(hierarchy):
         part = uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(seed, "repartition", "uncoarsen"),
                          objective=objective)
-    with warnings.catch_warnings():  # the result's balance is what counts (RepartitionResult.balanced)
-        warnings.simplefilter("ignore", InfeasibleBalanceWarning)
-        fine_scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method, seed=seed,
-                                              vsize=vsize).part  # the start of the remap strategy
-    starts = (part, fine_scratch)
     results = [_vcycles(graph, home, k, start, objective, maxw, imbalance, ctx, derive(seed, "repartition", i))
-               for i, start in enumerate(starts)]
-    diffused = _improve(graph, home, home.copy(), k, vsize, maxw, itr, seed, flow)  # the diffusion strategy
+               for i, start in enumerate((part, scratch))]
     results.append((diffused, objective.rank(graph, diffused, maxw)))
     return min(results, key=lambda result: result[1])[0]
 
@@ -423,19 +417,24 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     if vsize.shape != (graph.n,) or (vsize.size and vsize.min() < 0):
         raise InputError(f"{graph.name}: vsize must be {graph.n} non-negative integers")
     maxw = max_part_weights(graph, k, imbalance)
+    # the diffusion result and the scratch partition serve their strategies and the multilevel one
+    diffused = scratch = None
+    if strategy != "remap":
+        diffused = _improve(graph, home, home.copy(), k, vsize, maxw, itr, seed, flow)
+    if strategy != "diffusion":
+        with warnings.catch_warnings():
+            if strategy == "multilevel":  # only a start of its V-cycles: the result's balance is what counts
+                warnings.simplefilter("ignore", InfeasibleBalanceWarning)
+            scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method,
+                                             seed=seed, vsize=vsize).part
     candidates = []
     if strategy in ("multilevel", "auto"):
-        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, method)
+        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, diffused)
         candidates.append(_result(graph, home, part, k, vsize, "multilevel"))
     if strategy in ("diffusion", "auto"):
-        part = home.copy()
-        _improve(graph, home, part, k, vsize, maxw, itr, seed, flow)
-        candidates.append(_result(graph, home, part, k, vsize, "diffusion"))
+        candidates.append(_result(graph, home, diffused, k, vsize, "diffusion"))
     if strategy in ("remap", "auto"):
-        scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method,
-                                         seed=seed, vsize=vsize)
-        part = scratch.part.copy()
-        _improve(graph, home, part, k, vsize, maxw, itr, seed)
+        part = _improve(graph, home, scratch.copy(), k, vsize, maxw, itr, seed)
         candidates.append(_result(graph, home, part, k, vsize, "remap"))
     best = min(candidates, key=_ranking(graph, k, imbalance, itr))
     best.balanced = is_balanced(graph, best.part, k, imbalance)
