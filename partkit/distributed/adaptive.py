@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from partkit.distributed.comm import Channel
-from partkit.distributed.graph import agree, check_block
+from partkit.distributed.graph import agree, check_block, parts_problem
 from partkit.errors import InputError
 
 
@@ -127,29 +127,30 @@ def _checked(rank, n, n_local, old_part, k, vwgt, vsize, itr, imbalance, name):
         vwgt = vwgt.reshape(-1, 1)
     first = vwgt[:, 0] if vwgt.ndim == 2 and vwgt.shape[1] else np.ones(n_local)
     vsize = np.asarray(first if vsize is None else vsize)
-    where = f"{name}: rank {rank}"
-    problem = None
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n, 1):
-        problem = f"{name}: k must be an integer in 1..n={n}, got {k!r}"
-    elif not (0 <= imbalance < 10):
-        problem = f"imbalance must be in [0, 10), got {imbalance}"
-    elif not (np.isfinite(itr) and itr >= 0):
-        problem = f"itr must be a non-negative number, got {itr}"
-    elif old.shape != (n_local,):
-        problem = f"{where}: the old partition has {old.size} entries for {n_local} local vertices"
-    elif old.size and (old.dtype.kind not in "iu" or old.min() < 0 or old.max() >= k):
-        problem = f"{where}: old part ids must be integers in 0..{k - 1}"
-    elif vwgt.ndim != 2 or vwgt.shape[0] != n_local or vwgt.shape[1] < 1:
-        problem = f"{where}: vwgt must have shape ({n_local},) or ({n_local}, ncon)"
-    elif vwgt.size and (vwgt.dtype.kind not in "iu" or vwgt.min() < 0):
-        problem = f"{where}: vertex weights must be non-negative integers"
-    elif vsize.shape != (n_local,):
-        problem = f"{where}: vsize has {vsize.size} entries for {n_local} local vertices"
-    elif vsize.size and (vsize.dtype.kind not in "iu" or vsize.min() < 0):
-        problem = f"{where}: vsize must be non-negative integers"
+    problem = (parts_problem(n, k, imbalance, name)
+               or _repartition_problem(f"{name}: rank {rank}", n_local, old, k, vwgt, vsize, itr))
     if problem is not None:
         return None, None, None, problem
     return old.astype(np.int64), vwgt.astype(np.int64), vsize.astype(np.int64), None
+
+
+def _repartition_problem(where, n_local, old, k, vwgt, vsize, itr):
+    """The first problem with this rank's repartitioning inputs, or None."""
+    if not (np.isfinite(itr) and itr >= 0):
+        return f"itr must be a non-negative number, got {itr}"
+    if old.shape != (n_local,):
+        return f"{where}: the old partition has {old.size} entries for {n_local} local vertices"
+    if old.size and (old.dtype.kind not in "iu" or old.min() < 0 or old.max() >= k):
+        return f"{where}: old part ids must be integers in 0..{k - 1}"
+    if vwgt.ndim != 2 or vwgt.shape[0] != n_local or vwgt.shape[1] < 1:
+        return f"{where}: vwgt must have shape ({n_local},) or ({n_local}, ncon)"
+    if vwgt.size and (vwgt.dtype.kind not in "iu" or vwgt.min() < 0):
+        return f"{where}: vertex weights must be non-negative integers"
+    if vsize.shape != (n_local,):
+        return f"{where}: vsize has {vsize.size} entries for {n_local} local vertices"
+    if vsize.size and (vsize.dtype.kind not in "iu" or vsize.min() < 0):
+        return f"{where}: vsize must be non-negative integers"
+    return None
 
 
 def _serial(blocks, vtxdist, k, itr, imbalance, seed, name):

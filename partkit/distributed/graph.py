@@ -145,6 +145,16 @@ def _asymmetry(channel, vtxdist, xadj, adjncy, adjwgt, name):
             "but not the reverse with that weight")
 
 
+def parts_problem(n, k, imbalance, name="graph"):
+    """The problem with ``k`` parts of a graph of ``n`` vertices at ``imbalance``, or None (checked alike on
+    every rank, so the ranks agree without talking)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n, 1):
+        return f"{name}: k must be an integer in 1..n={n}, got {k!r}"
+    if not (0 <= imbalance < 10):
+        return f"imbalance must be in [0, 10), got {imbalance}"
+    return None
+
+
 def agree(channel, problem):
     """Raise the first rank's problem as InputError on every rank, or return when none has one."""
     problems = [p for p in channel.comm.allgather(problem) if p]

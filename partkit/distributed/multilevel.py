@@ -7,7 +7,7 @@ import numpy as np
 from partkit._random import derive
 from partkit.distributed.coarsening import cluster, contract, contract_within_blocks
 from partkit.distributed.comm import Channel
-from partkit.distributed.graph import LocalGraph, agree, check_block
+from partkit.distributed.graph import LocalGraph, agree, check_block, parts_problem
 from partkit.distributed.halo import fetch
 from partkit.distributed.initial import initial_partition
 from partkit.distributed.refinement import balance, local_fm, part_weights, refine
@@ -97,13 +97,7 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
     """
     channel.phase = "setup"
     vtxdist, xadj, adjncy, vwgt, adjwgt = check_block(channel, vtxdist, xadj, adjncy, vwgt, adjwgt, name)
-    n = int(vtxdist[-1])
-    problem = None
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= max(n, 1):
-        problem = f"{name}: k must be an integer in 1..n={n}, got {k!r}"
-    elif not (0 <= imbalance < 10):
-        problem = f"imbalance must be in [0, 10), got {imbalance}"
-    agree(channel, problem)
+    agree(channel, parts_problem(int(vtxdist[-1]), k, imbalance, name))
     if k == 1:
         return np.zeros(xadj.size - 1, dtype=np.int64)
     total = int(channel.allreduce(np.array([vwgt.sum()]))[0])
