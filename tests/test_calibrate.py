@@ -287,6 +287,33 @@ def test_measure_prints_measured_and_predicted_per_phase(tmp_path, bc2):
 
 
 @needs_mpi
+def test_measure_times_several_partitions_in_one_launch(tmp_path, bc2):
+    """Each partition gets its own plan and prediction; their iterations take turns in one launch."""
+    matrix, partfile = bc2
+    scattered = tmp_path / "bc.scattered"
+    write_partition(scattered, np.arange(2003) % 2)
+    machine = tmp_path / "machine.json"
+    machine.write_text(json.dumps({"alpha": 2e-6, "beta": 5e9, "topology": "full"}))
+    results = json.loads(run_mpi(2, [sys.executable, "-m", "partkit", "measure", str(matrix), str(partfile),
+                                     str(scattered), "--iterations", "4", "--machine", str(machine), "--json"]))
+    assert [r["partition"] for r in results] == [str(partfile), str(scattered)]
+    a = read_matrix(matrix)
+    for result, part in zip(results, (np.arange(2003) * 2 // 2003, np.arange(2003) % 2)):
+        expected = estimate(a, part, alpha=2e-6, beta=5e9, topology="full")
+        assert result["predicted_halo_s"] == pytest.approx(expected.halo_time, rel=1e-12)
+        assert result["measured_halo_s"] > 0 and result["iterations"] == 4
+    assert results[1]["estimate"]["total_words"] > results[0]["estimate"]["total_words"]
+    text = run_mpi(2, [sys.executable, "-m", "partkit", "measure", str(matrix), str(partfile), str(scattered),
+                       "--iterations", "3"])
+    assert "2 partitions taking turns" in text and text.count("halo exchange   ") == 2
+    bad = tmp_path / "bc3.part"
+    write_partition(bad, np.arange(2003) * 3 // 2003)
+    result = mpi(2, "measure", matrix, partfile, bad, "--iterations", "3")
+    assert result.returncode == 2 and result.stderr.count("partkit: error:") == 1
+    assert f"{bad}: the partition has k=3 parts" in result.stderr
+
+
+@needs_mpi
 def test_measure_refuses_a_rank_count_other_than_k_on_every_rank(tmp_path, data_dir):
     matrix = data_dir / "bcsstk13.mtx"
     partfile = tmp_path / "bc3.part"

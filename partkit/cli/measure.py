@@ -1,4 +1,4 @@
-"""``mpiexec -n k partkit measure FILE PARTFILE``: measured against predicted communication of CG iterations."""
+"""``mpiexec -n k partkit measure FILE PARTFILE...``: measured against predicted communication of CG iterations."""
 
 from __future__ import annotations
 
@@ -16,17 +16,22 @@ def register(subparsers):
                     "the halo values its rows need (the partition's send lists), then the two AllReduces "
                     "of CG, for N iterations; prints the measured time of each phase (median over "
                     "iterations of the slowest rank) next to the prediction of partkit estimate with "
-                    "the same machine parameters, and predicted/measured. See docs/cost_model.md.")
+                    "the same machine parameters, and predicted/measured. Several partitions of one "
+                    "matrix are timed in one launch, in blocks of iterations that take turns, so that "
+                    "they meet the same machine. See docs/cost_model.md.")
     parser.add_argument("file", help="Matrix Market matrix (square) or METIS graph (adjacency + I)")
-    parser.add_argument("partfile", help="partition file: one part id per line (part of row i)")
+    parser.add_argument("partfiles", nargs="+", metavar="partfile",
+                        help="partition file: one part id per line (part of row i); several are compared")
     parser.add_argument("-k", "--parts", dest="k", type=integer(1, 2**20),
-                        help="number of parts (default: largest id + 1); must equal the number of ranks")
+                        help="number of parts (default: largest id + 1 of the first partition); every "
+                             "partition's must equal the number of ranks")
     parser.add_argument("--iterations", type=integer(1, 10**7), default=50,
                         help="timed CG iterations (default 50, after 3 untimed)")
     parser.add_argument("--spmv", action="store_true",
                         help="also compute the local SpMV with scipy each iteration (timed, not modelled)")
     add_model_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (a list of them for several partitions) instead of text")
     parser.set_defaults(func=run, ncommon=None)
 
 
@@ -49,15 +54,16 @@ def _setup(comm, args):
     machine = machine_parameters(args)  # a bad machine file is refused before any work
     model, description = load_model(args.file)
     n = model.shape[0] if hasattr(model, "shape") else model.n
-    part = read_partition(args.partfile, n=n, k=args.k)
-    k = args.k if args.k is not None else int(part.max(initial=0)) + 1
-    if k != comm.size:
-        raise InputError(f"{args.partfile}: the partition has k={k} parts but mpiexec started {comm.size} "
-                         f"ranks; run mpiexec -n {k} partkit measure ...")
+    parts = [read_partition(path, n=n, k=args.k) for path in args.partfiles]
+    for path, part in zip(args.partfiles, parts):
+        k = args.k if args.k is not None else int(part.max(initial=0)) + 1
+        if k != comm.size:
+            raise InputError(f"{path}: the partition has k={k} parts but mpiexec started {comm.size} "
+                             f"ranks; run mpiexec -n {k} partkit measure ...")
     name = Path(args.file).name
-    prediction = estimate_from_args(model, part, k, args, name)
+    predictions = [estimate_from_args(model, part, k, args, name) for part in parts]
     matrix = model if hasattr(model, "shape") else model.to_scipy() + sp.identity(n, format="csr")
-    return name, description, machine, matrix, part, k, prediction
+    return name, description, machine, matrix, parts, k, predictions
 
 
 def _run(comm, args):
@@ -65,22 +71,26 @@ def _run(comm, args):
     from partkit.cli.estimate import format_machine
     from partkit.cost.measure import measure
 
-    name, description, machine, matrix, part, k, prediction = agree(comm, lambda: _setup(comm, args))
-    result = measure(comm, matrix, part, k, prediction, iterations=args.iterations, spmv=args.spmv,
-                     allreduces=args.allreduces)
+    name, description, machine, matrix, parts, k, predictions = agree(comm, lambda: _setup(comm, args))
+    results = measure(comm, matrix, parts, k, predictions, iterations=args.iterations, spmv=args.spmv,
+                      allreduces=args.allreduces)
     if comm.rank != 0:
         return EXIT_OK
-    result.update({"file": args.file, "partition": args.partfile, "k": k, "machine": machine["source"],
-                   "estimate": prediction.to_dict()})
+    for path, prediction, result in zip(args.partfiles, predictions, results):
+        result.update({"file": args.file, "partition": path, "k": k, "machine": machine["source"],
+                       "estimate": prediction.to_dict()})
     if args.json:
-        print_json(result)
+        print_json(results[0] if len(results) == 1 else results)
         return EXIT_OK
-    print(f"{name}: {description}, k={k}, {args.iterations} iterations on {comm.size} ranks")
-    print(format_machine(prediction) + (f" (from {machine['source']})" if machine["source"] else ""))
-    d = prediction.to_dict()
-    print(f"SpMV halo exchange: words total {d['total_words']}, max send {d['max_send_words']}; "
-          f"messages total {d['total_messages']}, max send {d['max_send_messages']}")
-    print(format_measured(result, prediction.allreduces))
+    print(f"{name}: {description}, k={k}, {args.iterations} iterations on {comm.size} ranks"
+          + (f", {len(parts)} partitions taking turns" if len(parts) > 1 else ""))
+    print(format_machine(predictions[0]) + (f" (from {machine['source']})" if machine["source"] else ""))
+    for path, prediction, result in zip(args.partfiles, predictions, results):
+        d = prediction.to_dict()
+        print(f"{path + ': ' if len(parts) > 1 else ''}SpMV halo exchange: words total {d['total_words']}, "
+              f"max send {d['max_send_words']}; messages total {d['total_messages']}, "
+              f"max send {d['max_send_messages']}")
+        print(format_measured(result, prediction.allreduces))
     return EXIT_OK
 
 

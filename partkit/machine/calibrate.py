@@ -12,9 +12,12 @@
   (:func:`partkit.machine.fit.fit_alpha_beta`: the machine's ``alpha`` and
   ``beta``) and piecewise (:func:`partkit.machine.fit.fit_segments`:
   ``pingpong_segments``, the protocol switch and cache cliffs included).
-* **Halo exchange** between the same pair, both ways at once, with the code
-  ``partkit measure`` runs (:func:`partkit.cost.exchange.exchange`: post
-  the receives, pack, send, wait), with 1, 2 and 4 messages each way
+* **Halo exchange** between the same pair, both ways at once, inside the
+  CG step ``partkit measure`` times (:func:`partkit.cost.measure.cg_step`:
+  a barrier, the exchange of :func:`partkit.cost.exchange.exchange`, which
+  posts the receives, packs, sends and waits, then the untimed barrier and
+  two AllReduces that separate one exchange from the next in CG), with 1,
+  2 and 4 messages each way
   (:data:`COUNTS`) of every size up to 64 KB and one message of the bigger
   sizes (:func:`exchange_configs`), fitted by :func:`partkit.machine.fit.fit_exchange`
   to ``halo_start + messages * (alpha_i + M / beta_i)``: ``halo_start`` is
@@ -161,14 +164,22 @@ def pingpong(comm, a, b, sizes, repetitions):
 
 
 def _pair_plan(comm, a, b, words, count):
+    """The halo plan of ``count`` messages of ``words`` float64 each way between ranks ``a`` and ``b``.
+
+    Each rank owns a vector of ``2 * words`` entries and sends half of them
+    in order (a gather like a halo's send list); the other ranks' plans are
+    empty.
+    """
     from partkit.cost.halo import HaloPlan
 
+    if comm.rank not in (a, b):
+        count = 0
     other = b if comm.rank == a else a
-    # half the entries of a vector twice the message, in order: a gather like a halo's send list
     index = [np.sort(np.random.default_rng([words, i]).permutation(2 * words)[:words]).astype(np.int64)
              for i in range(count)]
-    return HaloPlan(rank=comm.rank, k=comm.size, rows=index[0], send_to=np.full(count, other),
-                    send_index=index, recv_from=np.full(count, other),
+    return HaloPlan(rank=comm.rank, k=comm.size, rows=np.arange(2 * words if count else 0, dtype=np.int64),
+                    send_to=np.full(count, other, dtype=np.int64), send_index=index,
+                    recv_from=np.full(count, other, dtype=np.int64),
                     recv_offsets=np.arange(count + 1, dtype=np.int64) * words)
 
 
@@ -193,23 +204,16 @@ def exchange_configs(sizes, counts=COUNTS, up_to=SEVERAL_UP_TO):
 
 
 def exchange_timer(comm, a, b, configs):
-    """``once((count, size))``: ranks ``a`` and ``b`` exchange ``count`` messages of ``size`` bytes both ways at
-    once with the halo code; this rank's seconds (0 on the other ranks)."""
-    from partkit.cost.exchange import exchange
+    """``once((count, size))``: one CG step (:func:`partkit.cost.measure.cg_step`, as ``partkit measure`` runs
+    it) whose halo exchange is ``count`` messages of ``size`` bytes each way between ranks ``a`` and ``b``;
+    this rank's seconds of the exchange (0 on the other ranks)."""
+    from partkit.cost.measure import Step, cg_step
 
-    setups = {}
-    if comm.rank in (a, b):
-        for count, size in configs:
-            words = max(1, size // 8)
-            setups[count, size] = (_pair_plan(comm, a, b, words, count), np.ones(2 * words), np.empty(count * words))
+    steps = {(count, size): Step(_pair_plan(comm, a, b, max(1, size // 8), count)) for count, size in configs}
 
     def once(config):
-        if comm.rank not in (a, b):
-            return 0.0
-        plan, x, ghost = setups[config]
-        start = MPI.Wtime()
-        exchange(comm, plan, x, ghost)
-        return MPI.Wtime() - start
+        halo, _, _ = cg_step(comm, steps[config])
+        return halo if comm.rank in (a, b) else 0.0
 
     return once
 
