@@ -15,6 +15,19 @@ from partkit._jit import njit
 from partkit.errors import InputError
 
 INDEX_DTYPE = np.int64
+
+
+def entry_rows(xadj, first=0) -> np.ndarray:
+    """The row of every entry of a CSR structure: ``adjncy[i]`` is a neighbour of ``entry_rows(xadj)[i]``.
+
+    Rows are numbered from ``first`` (a block of a distributed graph starts at its first global id).
+
+    Examples
+    --------
+    >>> entry_rows(np.array([0, 2, 2, 3])).tolist()
+    [0, 0, 2]
+    """
+    return np.repeat(np.arange(first, first + xadj.size - 1, dtype=INDEX_DTYPE), np.diff(xadj))
 WEIGHT_DTYPE = np.int64
 
 #: Largest number of directed adjacency entries partkit accepts.
@@ -105,7 +118,7 @@ class Graph:
 
     def edge_sources(self) -> np.ndarray:
         """The vertex each adjacency entry starts from: ``adjncy[i]`` is a neighbour of ``edge_sources()[i]``."""
-        return np.repeat(np.arange(self.n, dtype=INDEX_DTYPE), np.diff(self.xadj))
+        return entry_rows(self.xadj)
 
     def total_vertex_weight(self) -> np.ndarray:
         """Sum of vertex weights per constraint, shape ``(ncon,)``."""
@@ -324,7 +337,7 @@ def _symmetric_pattern(a, weighted, symmetric=False):
         sym = (ones(a) + ones(t)).tocsr()
         sym.sort_indices()
         values = sym.data
-    rows = np.repeat(np.arange(a.shape[0]), np.diff(sym.indptr))
+    rows = entry_rows(sym.indptr)
     keep = sym.indices != rows
     indptr = np.zeros(a.shape[0] + 1, dtype=INDEX_DTYPE)
     np.cumsum(np.bincount(rows[keep], minlength=a.shape[0]), out=indptr[1:])

@@ -34,7 +34,7 @@ from partkit.distributed.halo import fetch, owner_of
 from partkit.distributed.kernels.clustering import accept_joins, choose_clusters
 from partkit.distributed.kernels.random import batch_of
 from partkit.distributed.kernels.routing import unique_inverse
-from partkit.graph import Graph
+from partkit.graph import Graph, entry_rows
 from partkit.multilevel.coarsening import level_map
 from partkit.multilevel.context import CoarseningContext
 from partkit.multilevel.kernels.coarsening_contraction import contract as contract_serial
@@ -158,7 +158,7 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     weight_inside, weight = channel.allreduce(np.array([graph.adjwgt[inside].sum(), graph.adjwgt.sum()]))
     if weight_inside < min_share * weight:
         return None
-    rows = np.repeat(np.arange(n_local), np.diff(graph.xadj))[inside]
+    rows = entry_rows(graph.xadj)[inside]
     block = Graph(np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_local))]),
                   graph.adjacency[inside], graph.vwgt, graph.adjwgt[inside], validate=False)
     maxvw = np.array([max_weight], dtype=np.int64)

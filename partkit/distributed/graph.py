@@ -9,6 +9,7 @@ import numpy as np
 from partkit.distributed.halo import Halo, owner_of
 from partkit.distributed.kernels.symmetry import entry_fingerprints
 from partkit.errors import InputError
+from partkit.graph import entry_rows
 
 
 @dataclass
@@ -96,7 +97,7 @@ def check_block(channel, vtxdist, xadj, adjncy, vwgt, adjwgt, name="graph"):
         n_local = int(last - first)
         vwgt = np.ones(n_local, dtype=np.int64) if vwgt is None else np.asarray(vwgt, dtype=np.int64)
         adjwgt = np.ones(adjncy.size, dtype=np.int64) if adjwgt is None else np.asarray(adjwgt, dtype=np.int64)
-        sources = np.repeat(np.arange(first, last), np.diff(xadj)) if xadj.size == n_local + 1 else None
+        sources = entry_rows(xadj, first) if xadj.size == n_local + 1 else None
         if xadj.size != n_local + 1 or xadj[0] != 0 or xadj[-1] != adjncy.size or np.any(np.diff(xadj) < 0):
             problem = f"{name}: rank {channel.rank}: xadj must have {n_local + 1} non-decreasing entries from 0 to len(adjncy)"
         elif adjncy.size and (adjncy.min() < 0 or adjncy.max() >= vtxdist[-1]):
@@ -129,7 +130,7 @@ def _asymmetry(channel, vtxdist, xadj, adjncy, adjwgt, name):
     sums = channel.allreduce(entry_fingerprints(np.int64(first), xadj, adjncy, adjwgt))
     if sums[0] == sums[2] and sums[1] == sums[3]:
         return None
-    sources = np.repeat(np.arange(first, first + xadj.size - 1), np.diff(xadj))
+    sources = entry_rows(xadj, first)
     mirrored, _, _, _ = channel.route(owner_of(vtxdist, adjncy), np.stack([adjncy * n + sources, adjwgt], axis=1))
     own = np.stack([sources * n + adjncy, adjwgt], axis=1)
     del sources

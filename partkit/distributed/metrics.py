@@ -6,6 +6,7 @@ import numpy as np
 
 from partkit.distributed.halo import fetch
 from partkit.distributed.multilevel import max_part_weight
+from partkit.graph import entry_rows
 
 
 def summary(channel, graph, part, k, imbalance):
@@ -20,7 +21,7 @@ def summary(channel, graph, part, k, imbalance):
     vwgt = np.ones(graph.n_local, dtype=np.int64) if graph.vwgt is None else graph.vwgt
     adjwgt = np.ones(graph.adjncy.size, dtype=np.int64) if graph.adjwgt is None else graph.adjwgt
     neighbour_part = fetch(channel, graph.vtxdist, graph.adjncy, part)
-    sources = np.repeat(np.arange(graph.n_local), np.diff(graph.xadj))
+    sources = entry_rows(graph.xadj)
     crossing = neighbour_part != part[sources]
     volume = np.unique(sources[crossing] * k + neighbour_part[crossing]).size
     weights = np.bincount(part, weights=vwgt, minlength=k).astype(np.int64)

@@ -11,6 +11,7 @@ from partkit.distributed.graph import LocalGraph, agree, check_block, parts_prob
 from partkit.distributed.halo import fetch
 from partkit.distributed.initial import initial_partition
 from partkit.distributed.refinement import balance, local_fm, part_weights, refine
+from partkit.graph import entry_rows
 from partkit.metrics import weight_bounds
 
 #: Coarsening stops at ``COARSEST_PER_PART * k`` vertices (KaMinPar's contraction limit C).
@@ -134,7 +135,7 @@ def max_part_weight(total, k, imbalance):
 def local_cut(graph: LocalGraph, full_part):
     """The edge cut of the whole graph: every rank sums its rows' cut entries (each edge is listed
     from both ends, so the Allreduce counts it twice)."""
-    sources = np.repeat(np.arange(graph.n_local), np.diff(graph.xadj))
+    sources = entry_rows(graph.xadj)
     crossing = full_part[sources] != full_part[graph.adjacency]
     return int(graph.channel.allreduce(np.array([graph.adjwgt[crossing].sum()]))[0]) // 2
 

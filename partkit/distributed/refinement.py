@@ -26,6 +26,7 @@ from partkit.distributed.kernels.random import batch_of
 from partkit.distributed.kernels.refinement import (accept_in_order, activate_neighbours, balance_candidates,
                                                     choose_moves, select_balancing_moves)
 from partkit.distributed.kernels.routing import group_by_destination
+from partkit.graph import entry_rows
 from partkit.multilevel.context import RefinementContext
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices
 from partkit.multilevel.refinement import fm_degree_limit, kway_fm  # the serial engine's k-way FM, on each rank's block
@@ -96,7 +97,7 @@ def refine(graph: LocalGraph, part, k, max_part_weight, seed):
 def _ghost_neighbours(graph: LocalGraph):
     """CSR of the owned neighbours of every ghost: ``(ghost_xadj, ghost_rows)``."""
     n_local = graph.n_local
-    rows = np.repeat(np.arange(n_local), np.diff(graph.xadj))
+    rows = entry_rows(graph.xadj)
     to_ghost = graph.adjacency >= n_local
     order, counts = group_by_destination(graph.adjacency[to_ghost] - n_local, graph.halo.n_ghost)
     return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), rows[to_ghost][order]

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from partkit.errors import InputError
+from partkit.graph import entry_rows
 from partkit.hypergraph.model import Hypergraph, _pattern
 from partkit.metrics import check_partition
 
@@ -138,7 +139,7 @@ class SpMVCommunication:
 
 def _majority_owner(a, part, k):
     """For every column of the CSR pattern ``a``, the part holding most of its nonzeros (lowest on ties)."""
-    rows = np.repeat(np.arange(a.shape[0], dtype=np.int64), np.diff(a.indptr))
+    rows = entry_rows(a.indptr)
     keys, counts = np.unique(a.indices.astype(np.int64) * k + part[rows], return_counts=True)
     cols = keys // k
     first = np.lexsort((keys % k, -counts, cols))  # by column, most nonzeros first, then lowest part
@@ -154,7 +155,7 @@ def foreign_words(a, part, x_part, k):
     ``a`` is a CSR pattern whose row ``i`` is computed by ``part[i]``;
     several rows of one part share one word.
     """
-    rows = np.repeat(np.arange(a.shape[0], dtype=np.int64), np.diff(a.indptr))
+    rows = entry_rows(a.indptr)
     cols = a.indices.astype(np.int64)
     need = part[rows]
     foreign = need != x_part[cols]
