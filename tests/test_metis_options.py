@@ -117,6 +117,28 @@ def test_volume_objective_lowers_the_volume(mesh):
     assert np.bincount(volume_part).max() <= np.floor(1.03 * mesh.n / 16)
 
 
+def test_volume_pass_leaves_no_move_that_keeps_the_volume_and_lowers_the_cut():
+    """The pass ends with rounds in which a move keeping the volume must lower the cut: none is left."""
+    from partkit.constraints import refine_volume
+    from partkit.generators import grid3d
+    from partkit.metrics import max_part_weights
+
+    g = grid3d(12, 10, 8)
+    k = 4
+    maxw = max_part_weights(g, k, 0.03)
+    part = refine_volume(g, partkit.partition(g, k, seed=0), maxw, np.ones(g.n, dtype=bool))
+    volume, cut = communication_volume(g, part, k)[0], edge_cut(g, part)
+    weights = part_weights(g, part, k)
+    for v in range(g.n):
+        for b in set(part[g.adjncy[g.xadj[v]:g.xadj[v + 1]]].tolist()) - {part[v]}:
+            if weights[b, 0] + g.vwgt[v, 0] > maxw[b, 0]:
+                continue
+            moved = part.copy()
+            moved[v] = b
+            if communication_volume(g, moved, k)[0] == volume:
+                assert edge_cut(g, moved) >= cut, (v, b)
+
+
 @pytest.mark.parametrize("name, k", [("4elt.graph", 8), ("4elt.graph", 64), ("rgg_n_2_15_s0.graph", 8)])
 def test_volume_objective_against_metis_objtype_vol(data_dir, name, k):
     pymetis = pytest.importorskip("pymetis")

@@ -55,6 +55,11 @@ def _keeps(vwgt, pw, minw, v, a):
     return True
 
 
+#: For the volume, passes of plateau rounds then cut rounds (:func:`greedy_moves`); the measurements that
+#: chose 2 are in docs/history/tuning.md.
+VOLUME_PASSES = 2
+
+
 @njit(cache=True)
 def greedy_moves(xadj, adjncy, adjwgt, vwgt, sizes, part, pw, minw, maxw, movable, objective, max_rounds, connected):
     """Refine ``part`` in place by single-vertex moves of movable vertices to adjacent parts.
@@ -65,10 +70,13 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, sizes, part, pw, minw, maxw, movabl
     bound, its own part at least at ``minw`` (k, ncon), and improves the objective: the cut (``CUT``, ties to the part
     with more room), or the volume (``VOLUME``, vertex sizes ``sizes`` (1, n),
     gains of :func:`partkit.multilevel.kernels.objectives.move_gain`; ties
-    to the lower cut; a move that keeps the volume is made once per round
-    and vertex). Rounds
+    to the lower cut). For the volume, rounds in which a move that keeps
+    the volume is made once per round and vertex (a plateau move, so that
+    the search leaves the local minima of single moves) alternate with
+    rounds in which such a move must lower the cut (plateau moves raise
+    it otherwise, most on 3D grids), :data:`VOLUME_PASSES` times. Rounds
     visit the vertices in order until one makes no move, at most
-    ``max_rounds``. With ``connected``, a vertex moves only when its
+    ``max_rounds`` (per phase). With ``connected``, a vertex moves only when its
     neighbours in its part are connected among themselves, so that a
     connected part stays connected (the target is adjacent, so it does too).
 
@@ -86,43 +94,48 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, sizes, part, pw, minw, maxw, movabl
     tag = 0
     moves = 0
     last = np.full(n, -1, dtype=np.int64)
-    for r in range(max_rounds):
-        moved = 0
-        for v in range(n):
-            if not movable[v]:
-                continue
-            a = part[v]
-            nt = connections(v, xadj, adjncy, adjwgt, part, conn, touched)
-            internal = max(conn[a], 0)
-            target = -1
-            best_primary = 0
-            best_secondary = 0
-            for t in range(nt):
-                b = touched[t]
-                if b == a or not fits_in(vwgt, pw, maxw, v, b):
+    # the volume: passes of rounds with plateau moves, then rounds in which a move that keeps it must lower the cut
+    for phase in range(2 * VOLUME_PASSES if objective == VOLUME else 1):
+        plateau = phase % 2 == 0
+        for r in range(max_rounds):
+            moved = 0
+            for v in range(n):
+                if not movable[v]:
                     continue
-                cut = conn[b] - internal
-                primary = move_gain(objective, sizes, xadj, adjncy, part, v, conn, touched, nt, b, internal) \
-                    if objective == VOLUME else cut
-                secondary = cut if objective == VOLUME else slack(pw, maxw, b)
-                if target == -1 or primary > best_primary or (primary == best_primary and secondary > best_secondary):
-                    target, best_primary, best_secondary = b, primary, secondary
-            # for the volume, a move that keeps it is made once per round and vertex (a plateau move),
-            # so that the search leaves the local minima of single moves
-            improves = best_primary > 0 or (objective == VOLUME and best_primary == 0 and last[v] != r)
-            for t in range(nt):
-                conn[touched[t]] = -1
-            if target >= 0 and (overloaded(pw, maxw, a) or (improves and _keeps(vwgt, pw, minw, v, a))):
-                if connected:
-                    tag += 2
-                    if not _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
+                a = part[v]
+                nt = connections(v, xadj, adjncy, adjwgt, part, conn, touched)
+                internal = max(conn[a], 0)
+                target = -1
+                best_primary = 0
+                best_secondary = 0
+                for t in range(nt):
+                    b = touched[t]
+                    if b == a or not fits_in(vwgt, pw, maxw, v, b):
                         continue
-                move_vertex(vwgt, part, pw, v, target)
-                last[v] = r
-                moved += 1
-        moves += moved
-        if moved == 0:
-            break
+                    cut = conn[b] - internal
+                    primary = move_gain(objective, sizes, xadj, adjncy, part, v, conn, touched, nt, b, internal) \
+                        if objective == VOLUME else cut
+                    secondary = cut if objective == VOLUME else slack(pw, maxw, b)
+                    if target == -1 or primary > best_primary or \
+                            (primary == best_primary and secondary > best_secondary):
+                        target, best_primary, best_secondary = b, primary, secondary
+                # for the volume, a move that keeps it is made once per round and vertex (a plateau move),
+                # so that the search leaves the local minima of single moves; after them, only if it lowers the cut
+                improves = best_primary > 0 or (objective == VOLUME and best_primary == 0 and
+                                                (best_secondary > 0 or (plateau and last[v] != r)))
+                for t in range(nt):
+                    conn[touched[t]] = -1
+                if target >= 0 and (overloaded(pw, maxw, a) or (improves and _keeps(vwgt, pw, minw, v, a))):
+                    if connected:
+                        tag += 2
+                        if not _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
+                            continue
+                    move_vertex(vwgt, part, pw, v, target)
+                    last[v] = r
+                    moved += 1
+            moves += moved
+            if moved == 0:
+                break
     return moves
 
 
