@@ -310,22 +310,14 @@ def _vcycles(graph, home, k, part, objective, maxw, imbalance, ctx, key):
     parts and the current ones, refine from the coarsest graph back up; each kept while it lowers the
     objective. Returns ``(part, its rank)``."""
     from partkit._random import derive
-    from partkit.multilevel import _hierarchy
-    from partkit.multilevel.refinement import level_bounds, refine, uncoarsen
+    from partkit.multilevel import vcycle
 
     best_rank = objective.rank(graph, part, maxw)
     for cycle in range(VCYCLES):
-        cycle_key = derive(key, "vcycle", cycle)
-        hierarchy = _hierarchy(graph, maxw, imbalance, ctx, cycle_key, None, group=home * k + part)
-        if not len(hierarchy):
+        candidate = vcycle(graph, part, maxw, imbalance, ctx, derive(key, "vcycle", cycle), objective,
+                           group=home * k + part, relaxed_coarsest=True)
+        if candidate is None:
             break
-        cycled = objective.on(hierarchy)
-        coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
-        coarse_part[hierarchy.to_coarsest()] = part
-        refine(hierarchy.coarsest, coarse_part, level_bounds(hierarchy.coarsest, maxw, False), ctx.refinement,
-               derive(cycle_key, "coarsest"), objective=cycled)
-        candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(cycle_key, "uncoarsen"),
-                              objective=cycled)
         rank = objective.rank(graph, candidate, maxw)
         if rank > best_rank:
             break

@@ -250,18 +250,37 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=No
     for cycle in range(ctx.vcycles):
         if say is not None:
             say(f"V-cycle {cycle + 1}: {objective.name} {best_rank[1]}")
-        key = derive(seed, "vcycle", cycle)
-        hierarchy = _hierarchy(graph, maxw, imbalance, ctx, key, say, group=best)
-        if not len(hierarchy):
+        candidate = vcycle(graph, best, maxw, imbalance, ctx, derive(seed, "vcycle", cycle), objective, group=best,
+                           say=say)
+        if candidate is None:
             break
-        coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
-        coarse_part[hierarchy.to_coarsest()] = best
-        refine(hierarchy.coarsest, coarse_part, maxw, ctx.refinement, derive(key, "coarsest"), objective=objective)
-        candidate = uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(key, "uncoarsen"), say, objective)
         rank = objective.rank(graph, candidate, maxw)
         if rank <= best_rank:
             best, best_rank = candidate, rank
     return best
+
+
+def vcycle(graph, part, maxw, imbalance, ctx, key, objective, *, group, say=None, relaxed_coarsest=False):
+    """One V-cycle from ``part``: a hierarchy that merges only vertices of one ``group``, ``part`` projected
+    onto its coarsest graph and refined there and on every level back up. Returns the refined partition, or
+    None when the graph does not coarsen.
+
+    ``group`` must refine ``part`` (vertices of one group in one part), so that ``part`` is a partition of
+    every level. The objective gets each level's data (:meth:`~partkit.multilevel.objectives.Objective.on`).
+    The coarsest graph is refined under ``maxw``, or with ``relaxed_coarsest`` under its level bound
+    (:func:`partkit.multilevel.refinement.level_bounds`).
+    """
+    from partkit.multilevel.refinement import level_bounds
+
+    hierarchy = _hierarchy(graph, maxw, imbalance, ctx, key, say, group=group)
+    if not len(hierarchy):
+        return None
+    leveled = objective.on(hierarchy)
+    coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
+    coarse_part[hierarchy.to_coarsest()] = part
+    bound = level_bounds(hierarchy.coarsest, maxw, False) if relaxed_coarsest else maxw
+    refine(hierarchy.coarsest, coarse_part, bound, ctx.refinement, derive(key, "coarsest"), objective=leveled)
+    return uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(key, "uncoarsen"), say, leveled)
 
 
 def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say, objective):
