@@ -55,6 +55,29 @@ def _keeps(vwgt, pw, minw, v, a):
     return True
 
 
+@njit(cache=True)
+def _foreign_entries(xadj, adjncy, part):
+    """Per vertex, its adjacency entries to other parts (0: an interior vertex, which has no move)."""
+    n = xadj.size - 1
+    foreign = np.zeros(n, dtype=np.int64)
+    for v in range(n):
+        for e in range(xadj[v], xadj[v + 1]):
+            if part[adjncy[e]] != part[v]:
+                foreign[v] += 1
+    return foreign
+
+
+@njit(cache=True)
+def _recount(xadj, adjncy, part, foreign, v, frm):
+    """Update ``foreign`` after ``v`` moved from part ``frm`` to ``part[v]``."""
+    to = part[v]
+    for e in range(xadj[v], xadj[v + 1]):
+        w = part[adjncy[e]]
+        change = (w != to) - (w != frm)
+        foreign[v] += change
+        foreign[adjncy[e]] += change
+
+
 #: For the volume, passes of plateau rounds then cut rounds (:func:`greedy_moves`); the measurements that
 #: chose 2 are in docs/history/tuning.md.
 VOLUME_PASSES = 2
@@ -94,13 +117,14 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, sizes, part, pw, minw, maxw, movabl
     tag = 0
     moves = 0
     last = np.full(n, -1, dtype=np.int64)
+    foreign = _foreign_entries(xadj, adjncy, part)
     # the volume: passes of rounds with plateau moves, then rounds in which a move that keeps it must lower the cut
     for phase in range(2 * VOLUME_PASSES if objective == VOLUME else 1):
         plateau = phase % 2 == 0
         for r in range(max_rounds):
             moved = 0
             for v in range(n):
-                if not movable[v]:
+                if not movable[v] or foreign[v] == 0:
                     continue
                 a = part[v]
                 nt = connections(v, xadj, adjncy, adjwgt, part, conn, touched)
@@ -131,6 +155,7 @@ def greedy_moves(xadj, adjncy, adjwgt, vwgt, sizes, part, pw, minw, maxw, movabl
                         if not _leaves_part_connected(v, xadj, adjncy, part, mark, queue, tag):
                             continue
                     move_vertex(vwgt, part, pw, v, target)
+                    _recount(xadj, adjncy, part, foreign, v, a)
                     last[v] = r
                     moved += 1
             moves += moved
