@@ -7,7 +7,8 @@ faults, so an index past the end is harmless.
 
 Only graphs of more than :data:`MIN_VERTICES` vertices are prefetched: on
 smaller ones the arrays read at random stay in the cache and the prefetch
-loops only cost instructions. The size is tested once, before a kernel's
+loops only cost instructions (the matching, whose loop does least per
+neighbour, sets a higher bound of its own). The size is tested once, before a kernel's
 loop, and the prefetches of an iteration run under ``if fetch:`` (the same
 test as an early return inside an inlined helper made the contraction of
 small graphs twice as slow). A kernel that calls an inlined prefetch

@@ -18,7 +18,7 @@ import numpy as np
 from partkit import _threads
 from partkit._borrow import borrow
 from partkit._jit import njit
-from partkit._prefetch import AHEAD, MIN_VERTICES, prefetch, prefetch_adjacency, prefetch_neighbours
+from partkit._prefetch import AHEAD, prefetch, prefetch_adjacency, prefetch_neighbours
 from partkit._random import fill_permutation
 from partkit._threads import current_threads, run_ranges
 from partkit.graph import has_empty_list
@@ -161,6 +161,14 @@ def numbered_clusters(xadj, vwgt, maxvw, group, labels, order, order_key):
 _PHI = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 
+#: The matching prefetches (:mod:`partkit._prefetch`) on levels of more than this many vertices only, a
+#: higher bound than the other kernels' ``MIN_VERTICES``: its loop does little per neighbour, and below
+#: about 200 000 vertices the prefetch's extra walk over the neighbours ahead cost more than it saved (one
+#: thread, the matching without it took 0.81-0.98 x the time on levels of 72k-139k vertices of Delaunay
+#: and tetrahedral meshes and of the 64^3 grid, 0.89 x on the grid itself (262k), 0.96-1.00 x on a
+#: 176k Delaunay level; with it, a Delaunay mesh's levels of 318k-1M vertices take 1.3-2.1 x less).
+FETCH_MIN_VERTICES = 200_000
+
 
 @njit(cache=True, inline="always")
 def _edge_order(key, u, v):
@@ -277,7 +285,7 @@ def _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state,
         matched = 0
         kept = 0
         for i in range(nactive):
-            if n > MIN_VERTICES and i + 2 * AHEAD < nactive:
+            if n > FETCH_MIN_VERTICES and i + 2 * AHEAD < nactive:
                 prefetch(proposal, proposal[active[i + 2 * AHEAD]])
             v = active[i]
             u = proposal[v]
@@ -310,7 +318,7 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
     vwgt, maxvw = borrow(vwgt), borrow(maxvw)
     xadj, adjncy, adjwgt, match, active = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(match), borrow(active)
     vsum = borrow(vsum)
-    fetch = xadj.size > MIN_VERTICES
+    fetch = xadj.size > FETCH_MIN_VERTICES
     for i in range(lo, hi):
         if fetch:  # the neighbours' matching is read at random
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, match, active, i, hi)

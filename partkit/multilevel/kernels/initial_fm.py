@@ -279,8 +279,6 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
     n = xadj.size - 1
     if n == 0:
         return
-    cap = gain_cap(_max_weighted_degree(xadj, adjwgt))
-    head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
     ed = np.zeros(n, dtype=np.int64)
     idg = np.zeros(n, dtype=np.int64)
     locked = np.zeros(n, dtype=np.bool_)
@@ -296,6 +294,13 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
             _grow_bfs(xadj, adjncy, vwgt, starts[trial], target0, tkey, part, order, fifo, seen)
         # the FM passes on the work arrays above; the cut goes to cuts[trial]
         cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
+        if trial == first:
+            # the queues' gain range: the largest weighted degree ed + idg (no pass over the edges of its own)
+            maxdeg = 0
+            for v in range(n):
+                maxdeg = max(maxdeg, ed[v] + idg[v])
+            cap = gain_cap(maxdeg)
+            head, top, nxt, prv, where, bucket = _new_bucket_queues(n, 2, cap)
         for npass in range(npasses):
             pw = side_weights(vwgt, part)
             ow0 = _side_overweight(pw, maxw, 0, True)
