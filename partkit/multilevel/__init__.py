@@ -25,11 +25,12 @@ refinement         :mod:`partkit.multilevel.refinement`  :class:`RefinementConte
    again within the parts of the best partition, refining back up).
 
 Refinement lowers an objective (:mod:`partkit.multilevel.objectives`): the
-edge cut, or with ``topology`` the mapping cost on a machine, for which the
-initial partition splits the coarsest graph along the machine's hierarchy
-(:func:`partkit.multilevel.initial.initial_mapping`), every level is refined
-by the mapping gains, and the parts' PEs are improved by swaps at the end
-(:func:`partkit.mapping.place`).
+edge cut, or with ``topology`` the mapping cost on a machine, for which, on
+a hierarchy, a split of the input graph along it replaces the runs
+(:func:`partkit.mapping.hierarchical_start`; on other machines the initial
+partition is :func:`partkit.multilevel.initial.initial_mapping`), every
+level is refined by the mapping gains, and the parts' PEs are improved by
+swaps at the end (:func:`partkit.mapping.place`).
 
 The kernels of every stage live in :mod:`partkit.multilevel.kernels`, named
 after their stage. All randomness descends from ``seed`` through
@@ -231,12 +232,18 @@ def _hierarchy(graph, maxw, imbalance, ctx, key, say, group=None):
 
 
 def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=None):
-    """The best of ``ctx.runs`` multilevel cycles, improved by ``ctx.vcycles`` V-cycles.
+    """The best of ``ctx.runs`` multilevel cycles (for a mapping objective on a hierarchy, the split along it
+    instead), improved by ``ctx.vcycles`` V-cycles.
 
     ``first`` is the hierarchy of run 0 when the caller has built it already.
     """
     best, best_rank = None, None
-    for r in range(ctx.runs):
+    if objective.machine is not None:  # on a hierarchy, split along it on this graph instead of the runs
+        from partkit.mapping import hierarchical_start
+
+        best = hierarchical_start(graph, objective.machine, maxw, imbalance, ctx, derive(seed, "hierarchical"))
+        best_rank = None if best is None else objective.rank(graph, best, maxw)
+    for r in range(ctx.runs if best is None else 0):
         if say is not None and ctx.runs > 1:
             say(f"run {r + 1} of {ctx.runs}")
         key = derive(seed, "run", r)
