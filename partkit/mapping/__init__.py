@@ -195,21 +195,31 @@ def partition_onto(graph, machine: Machine, *, imbalance=0.03, seed=0, **options
     return partkit.partition(graph, machine.k, imbalance=imbalance, seed=seed, topology=machine, **options)
 
 
-def hierarchical_start(graph, machine: Machine, maxw, imbalance, ctx, seed):
-    """The machine's hierarchy split on ``graph`` itself: on a hierarchy, the start of the engine's mapping runs.
+def hierarchical_start(graph, objective, maxw, imbalance, ctx, seed):
+    """The hierarchy of the machine of the mapping ``objective`` split on ``graph`` itself: the start of the
+    engine's mapping runs on a hierarchy (:mod:`partkit.multilevel.objectives`).
 
-    The outermost level carries the largest distance, so its cut weighs
-    most in ``J``: it is split by the engine with ``ctx`` and
-    :data:`OUTER_VCYCLES` more V-cycles, and takes :data:`OUTER_SHARE` of
-    the imbalance (:func:`multisection`); every level below is split by
-    one run of ``ctx`` without V-cycles. None when the machine has no
-    hierarchy of two levels or more, or the parts' bounds ``maxw`` differ.
+    Each of ``ctx.runs`` splits (:func:`multisection`) cuts the outermost
+    level, whose cut costs most in ``J``, by one run of the engine with
+    ``ctx`` and :data:`OUTER_VCYCLES` more V-cycles, using
+    :data:`OUTER_SHARE` of the imbalance, and every level below by one run
+    of ``ctx`` without V-cycles; the best, balanced first, then by ``J``,
+    is returned. None when the machine has no hierarchy of two levels or
+    more, or the parts' bounds ``maxw`` differ.
     """
-    if len(machine.hierarchy) < 2 or not (maxw == maxw[0]).all():
+    hierarchy = objective.machine.hierarchy
+    if len(hierarchy) < 2 or not (maxw == maxw[0]).all():
         return None
-    outer = replace(ctx, vcycles=ctx.vcycles + OUTER_VCYCLES)
+    outer = replace(ctx, runs=1, vcycles=ctx.vcycles + OUTER_VCYCLES)
     inner = replace(ctx, runs=1, vcycles=0)
-    return multisection(graph, machine.hierarchy, imbalance, seed, contexts=(outer, inner), outer_share=OUTER_SHARE)
+    best, best_rank = None, None
+    for r in range(ctx.runs):
+        part = multisection(graph, hierarchy, imbalance, derive(seed, r), contexts=(outer, inner),
+                            outer_share=OUTER_SHARE)
+        rank = objective.rank(graph, part, maxw)
+        if best is None or rank < best_rank:
+            best, best_rank = part, rank
+    return best
 
 
 def multisection(graph, hierarchy, imbalance, seed, contexts=None, outer_share=None):

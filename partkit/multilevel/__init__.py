@@ -241,7 +241,7 @@ def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=No
     if objective.machine is not None:  # on a hierarchy, split along it on this graph instead of the runs
         from partkit.mapping import hierarchical_start
 
-        best = hierarchical_start(graph, objective.machine, maxw, imbalance, ctx, derive(seed, "hierarchical"))
+        best = hierarchical_start(graph, objective, maxw, imbalance, ctx, derive(seed, "hierarchical"))
         best_rank = None if best is None else objective.rank(graph, best, maxw)
     for r in range(ctx.runs if best is None else 0):
         if say is not None and ctx.runs > 1:
