@@ -117,6 +117,18 @@ def test_partition_onto_a_hierarchy_beats_the_same_distances_without_the_hierarc
     assert sum(split) < 0.99 * sum(unsplit)
 
 
+def test_on_small_graphs_the_engine_runs_compete_with_the_hierarchy_split(monkeypatch):
+    import partkit.mapping
+
+    g = grid2d(32, 32)
+    m = parse_machine(hierarchy="4:4", distance="1:10")
+    assert g.n < partkit.mapping.RUNS_COMPETE_BELOW
+    competing = [mapping_cost(g, partition_onto(g, m, seed=s), m) for s in range(5)]
+    monkeypatch.setattr(partkit.mapping, "RUNS_COMPETE_BELOW", 0)
+    split_only = [mapping_cost(g, partition_onto(g, m, seed=s), m) for s in range(5)]
+    assert sum(competing) < 0.95 * sum(split_only)
+
+
 def test_multisection_gives_the_outermost_level_its_share_of_the_imbalance():
     from partkit.metrics import max_part_weights
 

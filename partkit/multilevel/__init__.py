@@ -232,18 +232,21 @@ def _hierarchy(graph, maxw, imbalance, ctx, key, say, group=None):
 
 
 def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=None):
-    """The best of ``ctx.runs`` multilevel cycles (for a mapping objective on a hierarchy, the split along it
-    instead), improved by ``ctx.vcycles`` V-cycles.
+    """The best of ``ctx.runs`` multilevel cycles (for a mapping objective on a hierarchy, and the split along
+    it, :func:`partkit.mapping.hierarchical_start`, which replaces them on large graphs), improved by
+    ``ctx.vcycles`` V-cycles.
 
     ``first`` is the hierarchy of run 0 when the caller has built it already.
     """
     best, best_rank = None, None
-    if objective.machine is not None:  # on a hierarchy, split along it on this graph instead of the runs
-        from partkit.mapping import hierarchical_start
+    runs = ctx.runs
+    if objective.machine is not None:  # on a hierarchy, a split along it on this graph; the runs compete if small
+        from partkit.mapping import RUNS_COMPETE_BELOW, hierarchical_start
 
         best = hierarchical_start(graph, objective, maxw, imbalance, ctx, derive(seed, "hierarchical"))
         best_rank = None if best is None else objective.rank(graph, best, maxw)
-    for r in range(ctx.runs if best is None else 0):
+        runs = ctx.runs if best is None or graph.n < RUNS_COMPETE_BELOW else 0
+    for r in range(runs):
         if say is not None and ctx.runs > 1:
             say(f"run {r + 1} of {ctx.runs}")
         key = derive(seed, "run", r)
