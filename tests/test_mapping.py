@@ -167,6 +167,13 @@ def test_hierarchical_start_keeps_the_best_of_the_runs_splits():
     assert hierarchical_start(g, objective, unequal, 0.03, ctx, seed=7) is None
 
 
+def test_a_graph_too_small_for_the_hierarchy_split_gets_the_engine_runs():
+    g = grid2d(5, 4)  # 20 vertices on 16 PEs: the groups of the first split may hold fewer than 4 vertices
+    m = parse_machine(hierarchy="4:4", distance="1:10")
+    part = partition_onto(g, m, seed=0)
+    assert np.array_equal(np.unique(part), np.arange(16)) and is_balanced(g, part, 16, 0.03)
+
+
 def test_partition_onto_a_torus():
     g = grid2d(40, 40)
     m = parse_machine(topology="torus2d:4x4")

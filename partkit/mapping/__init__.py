@@ -210,7 +210,8 @@ def hierarchical_start(graph, objective, maxw, imbalance, ctx, seed):
     :data:`OUTER_SHARE` of the imbalance, and every level below by one run
     of ``ctx`` without V-cycles; the best, balanced first, then by ``J``,
     is returned. None when the machine has no hierarchy of two levels or
-    more, or the parts' bounds ``maxw`` differ.
+    more, the parts' bounds ``maxw`` differ, or every split leaves a group
+    with fewer vertices than PEs.
     """
     hierarchy = objective.machine.hierarchy
     if len(hierarchy) < 2 or not (maxw == maxw[0]).all():
@@ -221,6 +222,8 @@ def hierarchical_start(graph, objective, maxw, imbalance, ctx, seed):
     for r in range(ctx.runs):
         part = multisection(graph, hierarchy, imbalance, derive(seed, r), contexts=(outer, inner),
                             outer_share=OUTER_SHARE)
+        if part is None:  # a group with fewer vertices than its PEs
+            continue
         rank = objective.rank(graph, part, maxw)
         if best is None or rank < best_rank:
             best, best_rank = part, rank
