@@ -232,9 +232,12 @@ def main(argv=None):
     if args.quick:
         graphs, machines = ["delaunay_62k"], [MACHINES[0], MACHINES[-1]]
     tools = args.tools.split(",")
-    warm = delaunay(2000, seed=1)  # compiles partkit's kernels outside the timers
-    for run in partkit_tools().values():
-        run(warm, parse_machine(hierarchy="2:2", distance="1:10"), 0)
+    # compiles partkit's kernels outside the timers: the k-way splits of a hierarchy and the parallel
+    # kernels of a graph of this size, the bisections of 2:2 and the torus's path
+    warm = delaunay(20_000, seed=1)
+    for spec in (("4:4", "1:10"), ("2:2", "1:10"), "torus2d:4x4"):
+        for run in partkit_tools().values():
+            run(warm, machine_of(spec), 0)
     rows = measure(tools, graphs, machines, args.seeds, args.strong_limit)
     summary, targets = summarise(rows)
     if args.json:

@@ -10,7 +10,7 @@ import partkit
 from partkit import InputError
 from partkit.generators import delaunay, grid2d
 from partkit.machine import parse_machine
-from partkit.mapping import mapping_cost, partition_onto, place, quotient_graph
+from partkit.mapping import hierarchical_start, mapping_cost, multisection, partition_onto, place, quotient_graph
 from partkit.metrics import edge_cut, is_balanced
 
 
@@ -104,6 +104,74 @@ def test_partition_onto_a_hierarchy_is_balanced_and_cheaper_than_in_order():
     assert np.array_equal(np.unique(onto), np.arange(32))
     assert mapping_cost(g, onto, m) < mapping_cost(g, partkit.partition(g, 32, seed=0), m)
     assert np.array_equal(onto, partition_onto(g, m, seed=0))
+
+
+def test_partition_onto_a_hierarchy_beats_the_same_distances_without_the_hierarchy(tmp_path):
+    # the same machine as a distance file: the engine's runs start from the coarsest graph's placed partition
+    g = delaunay(20000, seed=5)
+    m = parse_machine(hierarchy="4:8", distance="1:10")
+    np.savetxt(tmp_path / "d.txt", m.distance, fmt="%d")
+    flat = parse_machine(distance_file=tmp_path / "d.txt")
+    split = [mapping_cost(g, partition_onto(g, m, seed=s), m) for s in range(4)]
+    unsplit = [mapping_cost(g, partition_onto(g, flat, seed=s), m) for s in range(4)]
+    assert sum(split) < 0.99 * sum(unsplit)
+
+
+def test_on_small_graphs_the_engine_runs_compete_with_the_hierarchy_split(monkeypatch):
+    import partkit.mapping
+
+    g = grid2d(32, 32)
+    m = parse_machine(hierarchy="4:4", distance="1:10")
+    assert g.n < partkit.mapping.RUNS_COMPETE_BELOW
+    competing = [mapping_cost(g, partition_onto(g, m, seed=s), m) for s in range(5)]
+    monkeypatch.setattr(partkit.mapping, "RUNS_COMPETE_BELOW", 0)
+    split_only = [mapping_cost(g, partition_onto(g, m, seed=s), m) for s in range(5)]
+    assert sum(competing) < 0.95 * sum(split_only)
+
+
+def test_multisection_gives_the_outermost_level_its_share_of_the_imbalance():
+    from partkit.metrics import max_part_weights
+
+    g = delaunay(6000, seed=3)
+    bound = max_part_weights(g, 16, 0.03)[0, 0]
+    for share in (None, 0.9):
+        part = multisection(g, (4, 4), 0.03, seed=1, outer_share=share)
+        assert np.array_equal(np.unique(part), np.arange(16)) and is_balanced(g, part, 16, 0.03)
+        room = bound * 16 / g.n  # the groups of 4 parts: 4 * bound over a quarter of the weight
+        outer_eps = room ** (0.5 if share is None else share) - 1
+        assert np.bincount(part // 4).max() <= max_part_weights(g, 4, outer_eps)[0, 0]
+    assert np.bincount(multisection(g, (4, 4), 0.03, seed=1) // 4).max() < np.bincount(part // 4).max()
+
+
+def test_hierarchical_start_keeps_the_best_of_the_runs_splits():
+    from dataclasses import replace
+
+    from partkit._random import derive
+    from partkit.mapping import OUTER_SHARE, OUTER_VCYCLES
+    from partkit.metrics import max_part_weights
+    from partkit.multilevel import preset
+    from partkit.multilevel.objectives import mapping
+
+    g = delaunay(6000, seed=4)
+    m = parse_machine(hierarchy="2:4", distance="1:10")
+    objective, maxw, ctx = mapping(m), max_part_weights(g, 8, 0.03), preset("default", runs=3)
+    start = hierarchical_start(g, objective, maxw, 0.03, ctx, seed=7)
+    outer, inner = replace(ctx, runs=1, vcycles=ctx.vcycles + OUTER_VCYCLES), replace(ctx, runs=1, vcycles=0)
+    splits = [multisection(g, m.hierarchy, 0.03, derive(7, r), contexts=(outer, inner), outer_share=OUTER_SHARE)
+              for r in range(3)]
+    values = [objective.value(g, part) for part in splits]
+    assert len(set(values)) > 1 and objective.value(g, start) == min(values)
+    assert hierarchical_start(g, mapping(parse_machine(topology="ring:8")), maxw, 0.03, ctx, seed=7) is None
+    unequal = maxw.copy()
+    unequal[0] += 10
+    assert hierarchical_start(g, objective, unequal, 0.03, ctx, seed=7) is None
+
+
+def test_a_graph_too_small_for_the_hierarchy_split_gets_the_engine_runs():
+    g = grid2d(5, 4)  # 20 vertices on 16 PEs: the groups of the first split may hold fewer than 4 vertices
+    m = parse_machine(hierarchy="4:4", distance="1:10")
+    part = partition_onto(g, m, seed=0)
+    assert np.array_equal(np.unique(part), np.arange(16)) and is_balanced(g, part, 16, 0.03)
 
 
 def test_partition_onto_a_torus():

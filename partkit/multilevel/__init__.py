@@ -25,11 +25,12 @@ refinement         :mod:`partkit.multilevel.refinement`  :class:`RefinementConte
    again within the parts of the best partition, refining back up).
 
 Refinement lowers an objective (:mod:`partkit.multilevel.objectives`): the
-edge cut, or with ``topology`` the mapping cost on a machine, for which the
-initial partition splits the coarsest graph along the machine's hierarchy
-(:func:`partkit.multilevel.initial.initial_mapping`), every level is refined
-by the mapping gains, and the parts' PEs are improved by swaps at the end
-(:func:`partkit.mapping.place`).
+edge cut, or with ``topology`` the mapping cost on a machine, for which, on
+a hierarchy, a split of the input graph along it replaces the runs
+(:func:`partkit.mapping.hierarchical_start`; on other machines the initial
+partition is :func:`partkit.multilevel.initial.initial_mapping`), every
+level is refined by the mapping gains, and the parts' PEs are improved by
+swaps at the end (:func:`partkit.mapping.place`).
 
 The kernels of every stage live in :mod:`partkit.multilevel.kernels`, named
 after their stage. All randomness descends from ``seed`` through
@@ -231,12 +232,21 @@ def _hierarchy(graph, maxw, imbalance, ctx, key, say, group=None):
 
 
 def _best_of_runs(graph, k, maxw, imbalance, ctx, seed, say, objective, first=None):
-    """The best of ``ctx.runs`` multilevel cycles, improved by ``ctx.vcycles`` V-cycles.
+    """The best of ``ctx.runs`` multilevel cycles (for a mapping objective on a hierarchy, and the split along
+    it, :func:`partkit.mapping.hierarchical_start`, which replaces them on large graphs), improved by
+    ``ctx.vcycles`` V-cycles.
 
     ``first`` is the hierarchy of run 0 when the caller has built it already.
     """
     best, best_rank = None, None
-    for r in range(ctx.runs):
+    runs = ctx.runs
+    if objective.machine is not None:  # on a hierarchy, a split along it on this graph; the runs compete if small
+        from partkit.mapping import RUNS_COMPETE_BELOW, hierarchical_start
+
+        best = hierarchical_start(graph, objective, maxw, imbalance, ctx, derive(seed, "hierarchical"))
+        best_rank = None if best is None else objective.rank(graph, best, maxw)
+        runs = ctx.runs if best is None or graph.n < RUNS_COMPETE_BELOW else 0
+    for r in range(runs):
         if say is not None and ctx.runs > 1:
             say(f"run {r + 1} of {ctx.runs}")
         key = derive(seed, "run", r)
