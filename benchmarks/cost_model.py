@@ -1,9 +1,14 @@
 """The cost model against the machine: calibrate, then predicted against measured halo and AllReduce times.
 
-1. ``mpiexec -n 2 partkit calibrate`` (8 B .. 16 MB) writes the machine file
-   and its plot; the fitted ping-pong model (``pingpong_segments``, what the
-   estimate uses) must predict every ping-pong from 1 KB to 16 MB within a
-   factor 1.5.
+1. ``mpiexec -n 2 partkit calibrate`` (8 B .. 16 MB), ``--launches`` times
+   (5), each followed by the ``measure`` launches of step 2 (so that both
+   sample the same spells of the machine: on a virtual machine a
+   shared-memory exchange's speed changes from one ``mpiexec`` launch to
+   the next and over minutes, see :mod:`partkit.machine.fitted`), combined
+   by ``partkit calibrate --combine`` (the fits of the per-configuration
+   medians). That machine file and its plot; the fitted ping-pong model
+   (``pingpong_segments``, what the estimate uses) must predict every
+   ping-pong from 1 KB to 16 MB within a factor 1.5.
 2. For each matrix (data/bcsstk13.mtx, and a 2D 5-point Laplacian on a
    ``--grid`` x ``--grid`` mesh, 512 by default, whose halo messages run from a
    few KB (a geometric cut) to about 1 MB (a random partition)), the five
@@ -11,8 +16,10 @@
    seeded), spectral, multilevel (graph model) and hypergraph (column-net
    model); ``mpiexec -n 2 partkit measure --machine ... --iterations 50`` of
    the five in one launch (their blocks of iterations take turns, so they
-   meet the same machine: a shared-memory exchange's speed changes from one
-   launch to the next on a virtual machine).
+   meet the same machine), once per calibration: a partition's measured
+   halo time is the median over the launches (all of them are kept in the
+   JSON), its prediction that of ``partkit estimate`` on the combined
+   machine file.
    Targets: every partition's predicted/measured halo time within a factor
    1.5, and the predicted ranking of the partitions (by halo time) the
    measured ranking, two partitions whose measured times are within the
@@ -153,6 +160,9 @@ def main(argv=None):
     parser.add_argument("--repetitions", type=int, default=50, help="calibrate's repetitions per size")
     parser.add_argument("--max-size", type=int, default=16 * 2**20, help="calibrate's largest message")
     parser.add_argument("--ks", default="2,4", help="part counts (default 2,4; k > 2 is reported, not judged)")
+    parser.add_argument("--launches", type=int, default=5,
+                        help="mpiexec launches of calibrate (combined) each followed by the measure launches (the "
+                             "median halo time per partition counts); default 5")
     parser.add_argument("--quick", action="store_true", help="k = 2 only (the judged runs)")
     parser.add_argument("--docs", metavar="PAGE.md",
                         help="write this run's figures between the page's cost_model.py markers")
@@ -172,12 +182,32 @@ def main(argv=None):
     data.mkdir(parents=True, exist_ok=True)
     machine_path = data / "machine.json"
 
-    calibrate = ["calibrate", "-o", machine_path, "--repetitions", args.repetitions, "--max-size", args.max_size]
-    if args.calibration_plot:
-        calibrate += ["--plot", args.calibration_plot]
-    print(f"calibrating on 2 ranks ({'heavy yield' if environment(2, args.yield_mode)[1] else 'spinning'}) ...",
-          flush=True)
-    partkit(calibrate, ranks=2, yield_mode=args.yield_mode)
+    matrices = [Path(m) for m in args.matrices] if args.matrices else \
+        [ROOT / "data" / "bcsstk13.mtx", grid_matrix(data / f"grid2d_{args.grid}.mtx", args.grid)]
+    cases = [(matrix, int(k)) for matrix in matrices for k in args.ks.split(",")]
+    files = {}
+    for matrix, k in cases:
+        files[matrix, k] = [data / f"{matrix.stem}.{method}.{k}" for method in METHODS]
+        for method, out in zip(METHODS, files[matrix, k]):
+            make_partition(matrix, method, k, out, args.seed)
+    # launches of calibrate and measure in turn, so that both sample the same spells of the machine (on a
+    # virtual machine a shared-memory exchange's speed changes from one launch to the next and over minutes)
+    print(f"{args.launches} launches of calibrate on 2 ranks "
+          f"({'heavy yield' if environment(2, args.yield_mode)[1] else 'spinning'}) and measure ...", flush=True)
+    launches, measured = [], {case: [] for case in cases}
+    for launch in range(args.launches):
+        path = data / f"machine.{launch}.json"
+        partkit(["calibrate", "-o", path, "--repetitions", args.repetitions, "--max-size", args.max_size],
+                ranks=2, yield_mode=args.yield_mode)
+        launches.append(path)
+        for matrix, k in cases:  # the partitions of a case take turns in one launch
+            measured[matrix, k].append(json.loads(partkit(["measure", matrix, *files[matrix, k], "--machine", path,
+                                                           "--iterations", args.iterations, "--json"],
+                                                          ranks=k, yield_mode=args.yield_mode)))
+    print("  exchange level of each calibration (geometric mean of its exchange timings): "
+          + ", ".join(f"{exchange_level(json.loads(path.read_text())) * 1e6:.1f} us" for path in launches))
+    combine = ["calibrate", "--combine", *launches, "-o", machine_path]
+    partkit(combine + (["--plot", args.calibration_plot] if args.calibration_plot else []))
     machine = json.loads(machine_path.read_text())
     pp = machine["pingpong"]
     ratios = {s: p / t for s, p, t in zip(pp["sizes"], pp["predicted"], pp["seconds"]) if s >= 1024}
@@ -191,55 +221,46 @@ def main(argv=None):
                                                        if s in (1024, 8192, 65536, 2**20, 16 * 2**20)))
     checks = [("ping-pong 1 KB..16 MB within 1.5", worst <= TARGET, f"worst factor {worst:.2f}")]
 
-    matrices = [Path(m) for m in args.matrices] if args.matrices else \
-        [ROOT / "data" / "bcsstk13.mtx", grid_matrix(data / f"grid2d_{args.grid}.mtx", args.grid)]
     rows = []
-    for matrix in matrices:
-        for k in (int(k) for k in args.ks.split(",")):
-            judged = k == 2
-            _, heavy = environment(k, args.yield_mode)
-            print(f"\n{matrix.name} k={k} on {k} ranks{'' if judged else ' (oversubscribed: reported, not judged)'}"
-                  f"{' heavy yield' if heavy else ''}")
-            print(f"  {'method':<12}{'words':>9}{'max msg B':>11}{'measured':>13}{'predicted':>13}{'ratio':>7}"
-                  f"{'allreduce meas':>16}{'pred':>11}")
-            files = []
-            for method in METHODS:
-                out = data / f"{matrix.stem}.{method}.{k}"
-                make_partition(matrix, method, k, out, args.seed)
-                files.append(out)
-            # one launch: the partitions take turns in blocks of iterations and meet the same machine
-            results = json.loads(partkit(["measure", matrix, *files, "--machine", machine_path, "--iterations",
-                                          args.iterations, "--json"], ranks=k, yield_mode=args.yield_mode))
-            group = []
-            for method, result in zip(METHODS, results):
-                est = result["estimate"]
-                row = {"matrix": matrix.name, "k": k, "method": method, "judged": judged,
-                       "heavy_yield": heavy, "words": est["total_words"],
-                       "max_message_bytes": int(est["max_send_words"] * est["word_size"]),
-                       **{key: result[key] for key in result if key.startswith(("measured", "predicted"))},
-                       "halo_ratio": result["halo_ratio"], "allreduce_ratio": result["allreduce_ratio"]}
-                group.append(row)
-                print(f"  {method:<12}{row['words']:>9}{row['max_message_bytes']:>11}"
-                      f"{row['measured_halo_s'] * 1e6:>10.1f} us{row['predicted_halo_s'] * 1e6:>10.1f} us"
-                      f"{row['halo_ratio']:>7.2f}{row['measured_allreduce_s'] * 1e6:>13.1f} us"
-                      f"{row['predicted_allreduce_s'] * 1e6:>8.1f} us", flush=True)
-            predicted_order = [r["method"] for r in sorted(group, key=lambda r: r["predicted_halo_s"])]
-            measured_order = [r["method"] for r in sorted(group, key=lambda r: r["measured_halo_s"])]
-            discordant = ranking_agreement(group, args.tie)
-            print(f"  ranking predicted: {' < '.join(predicted_order)}")
-            print(f"  ranking measured:  {' < '.join(measured_order)}"
-                  f"  (discordant beyond noise: {discordant or 'none'})")
-            by_method = {r["method"]: r for r in group}
-            for x, y in discordant:  # how far apart the model put them, and the measurement
-                px, py = by_method[x]["predicted_halo_s"], by_method[y]["predicted_halo_s"]
-                mx, my = by_method[x]["measured_halo_s"], by_method[y]["measured_halo_s"]
-                print(f"    {x} / {y}: predicted {px / py:.3f}, measured {mx / my:.3f}")
-            if judged:
-                bad = [r["method"] for r in group if max(r["halo_ratio"], 1 / r["halo_ratio"]) > TARGET]
-                checks.append((f"{matrix.name} k={k} halo within 1.5", not bad,
-                               f"outside: {bad or 'none'}"))
-                checks.append((f"{matrix.name} k={k} ranking", not discordant, f"discordant: {discordant or 'none'}"))
-            rows += group
+    for matrix, k in cases:
+        judged = k == 2
+        _, heavy = environment(k, args.yield_mode)
+        print(f"\n{matrix.name} k={k} on {k} ranks{'' if judged else ' (oversubscribed: reported, not judged)'}"
+              f"{' heavy yield' if heavy else ''}")
+        print(f"  {'method':<12}{'words':>9}{'max msg B':>11}{'measured':>13}{'predicted':>13}{'ratio':>7}"
+              f"{'allreduce meas':>16}{'pred':>11}")
+        results = [predicted_by(median_launch(result), matrix, part, machine_path)
+                   for result, part in zip(zip(*measured[matrix, k]), files[matrix, k])]
+        group = []
+        for method, result in zip(METHODS, results):
+            est = result["estimate"]
+            row = {"matrix": matrix.name, "k": k, "method": method, "judged": judged,
+                   "heavy_yield": heavy, "words": est["total_words"],
+                   "max_message_bytes": int(est["max_send_words"] * est["word_size"]),
+                   **{key: result[key] for key in result if key.startswith(("measured", "predicted"))},
+                   "halo_ratio": result["halo_ratio"], "allreduce_ratio": result["allreduce_ratio"]}
+            group.append(row)
+            print(f"  {method:<12}{row['words']:>9}{row['max_message_bytes']:>11}"
+                  f"{row['measured_halo_s'] * 1e6:>10.1f} us{row['predicted_halo_s'] * 1e6:>10.1f} us"
+                  f"{row['halo_ratio']:>7.2f}{row['measured_allreduce_s'] * 1e6:>13.1f} us"
+                  f"{row['predicted_allreduce_s'] * 1e6:>8.1f} us", flush=True)
+        predicted_order = [r["method"] for r in sorted(group, key=lambda r: r["predicted_halo_s"])]
+        measured_order = [r["method"] for r in sorted(group, key=lambda r: r["measured_halo_s"])]
+        discordant = ranking_agreement(group, args.tie)
+        print(f"  ranking predicted: {' < '.join(predicted_order)}")
+        print(f"  ranking measured:  {' < '.join(measured_order)}"
+              f"  (discordant beyond noise: {discordant or 'none'})")
+        by_method = {r["method"]: r for r in group}
+        for x, y in discordant:  # how far apart the model put them, and the measurement
+            px, py = by_method[x]["predicted_halo_s"], by_method[y]["predicted_halo_s"]
+            mx, my = by_method[x]["measured_halo_s"], by_method[y]["measured_halo_s"]
+            print(f"    {x} / {y}: predicted {px / py:.3f}, measured {mx / my:.3f}")
+        if judged:
+            bad = [r["method"] for r in group if max(r["halo_ratio"], 1 / r["halo_ratio"]) > TARGET]
+            checks.append((f"{matrix.name} k={k} halo within 1.5", not bad,
+                           f"outside: {bad or 'none'}"))
+            checks.append((f"{matrix.name} k={k} ranking", not discordant, f"discordant: {discordant or 'none'}"))
+        rows += group
     print()
     for name, ok, detail in checks:
         print(f"{'PASS' if ok else 'FAIL'}  {name}: {detail}")
@@ -254,6 +275,30 @@ def main(argv=None):
     if args.docs:
         write_docs(Path(args.docs), machine, rows, checks, (load_before, load_after), args)
     return 0
+
+
+def exchange_level(machine):
+    """One figure for how fast a calibration launch found the exchanges: the geometric mean of its timings."""
+    return float(np.exp(np.mean(np.log(machine["exchange"]["seconds"]))))
+
+
+def median_launch(results):
+    """Of one partition's ``measure`` results over the launches, the one with the median measured halo time
+    (its other figures from the same launch); all launches' halo times as ``measured_halo_launches_s``."""
+    ordered = sorted(results, key=lambda r: r["measured_halo_s"])
+    chosen = dict(ordered[(len(ordered) - 1) // 2])
+    chosen["measured_halo_launches_s"] = [r["measured_halo_s"] for r in results]
+    return chosen
+
+
+def predicted_by(result, matrix, part, machine_path):
+    """``result`` with the predictions of ``partkit estimate`` on the (combined) machine file, and the ratios."""
+    est = json.loads(partkit(["estimate", matrix, part, "--machine", machine_path, "--json"]))
+    result = {**result, "estimate": est, "predicted_halo_s": est["halo_time"],
+              "predicted_allreduce_s": est["allreduce_phase_time"]}
+    for phase in ("halo", "allreduce"):
+        result[f"{phase}_ratio"] = result[f"predicted_{phase}_s"] / result[f"measured_{phase}_s"]
+    return result
 
 
 def describe_segments(segments):

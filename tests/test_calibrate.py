@@ -287,6 +287,32 @@ def test_measure_prints_measured_and_predicted_per_phase(tmp_path, bc2):
 
 
 @needs_mpi
+def test_combine_refits_the_median_timings_of_several_calibrations(tmp_path):
+    from partkit.machine.fitted import combine, machine_from_timings, timings_of
+
+    files = []
+    for i in range(3):
+        files.append(tmp_path / f"m{i}.json")
+        run_mpi(2, [sys.executable, "-m", "partkit", "calibrate", "-o", str(files[-1]), "--max-size", "65536",
+                    "--repetitions", "3", "--no-collectives"])
+    machines = [json.loads(f.read_text()) for f in files]
+    assert machine_from_timings(timings_of(machines[0]))["halo_segments"] == machines[0]["halo_segments"]
+    out = tmp_path / "combined.json"
+    printed = subprocess.run([sys.executable, "-m", "partkit", "calibrate", "--combine", *map(str, files), "-o",
+                              str(out)], capture_output=True, text=True)
+    assert printed.returncode == 0 and f"wrote {out}" in printed.stdout, printed.stderr
+    combined = json.loads(out.read_text())
+    assert combined["combined"] == 3 and combined == {**combine(machines), "placement": combined["placement"]}
+    seconds = np.array([m["exchange"]["seconds"] for m in machines])
+    assert np.allclose(combined["exchange"]["seconds"], np.median(seconds, axis=0))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**machines[0], "pingpong": {**machines[0]["pingpong"], "sizes": [8]}}))
+    refused = subprocess.run([sys.executable, "-m", "partkit", "calibrate", "--combine", str(files[0]), str(other),
+                              "-o", str(tmp_path / "x.json")], capture_output=True, text=True)
+    assert refused.returncode == 2 and "measured other configurations" in refused.stderr
+
+
+@needs_mpi
 def test_measure_times_several_partitions_in_one_launch(tmp_path, bc2):
     """Each partition gets its own plan and prediction; their iterations take turns in one launch."""
     matrix, partfile = bc2

@@ -1,4 +1,8 @@
-"""``mpiexec -n P partkit calibrate -o machine.json``: measure alpha and beta and write a machine file."""
+"""``mpiexec -n P partkit calibrate -o machine.json``: measure alpha and beta and write a machine file.
+
+``partkit calibrate --combine A.json B.json C.json -o machine.json`` (no
+mpiexec) refits the per-configuration medians of several calibrations.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,9 @@ def register(subparsers):
                     "to exchanges of 1, 2 and 4 messages each way, timed as partkit measure runs them), "
                     "CG's AllReduce phases, and Allreduce, Bcast and Alltoallv against the model. Writes a "
                     "machine file for "
-                    "partkit estimate/compare/measure --machine. See docs/cost_model.md.")
+                    "partkit estimate/compare/measure --machine. With --combine (no mpiexec): the machine "
+                    "file of the median timings of several calibrations (on a virtual machine one mpiexec "
+                    "launch can find messages faster or slower than the next). See docs/cost_model.md.")
     parser.add_argument("-o", "--output", default="machine.json", metavar="FILE",
                         help="machine file to write (default machine.json)")
     parser.add_argument("--plot", metavar="FILE.png", help="also draw measured against fitted times")
@@ -29,15 +35,46 @@ def register(subparsers):
                         help="timed repetitions per size up to 64 KB, fewer above (default 50); the median counts")
     parser.add_argument("--no-collectives", dest="collectives", action="store_false",
                         help="skip the Allreduce/Bcast/Alltoallv measurements")
+    parser.add_argument("--combine", nargs="+", metavar="MACHINE.json",
+                        help="instead of measuring: refit the per-configuration medians of these calibrations "
+                             "(machine files of partkit calibrate with the same options)")
     parser.add_argument("--json", action="store_true", help="print the machine file's object instead of text")
     parser.set_defaults(func=run)
 
 
 def run(args):
-    """Calibrate on every rank of COMM_WORLD; rank 0 writes and prints."""
+    """Calibrate on every rank of COMM_WORLD, rank 0 writing and printing; or combine calibrations."""
+    if args.combine:
+        return _combine(args)
     from partkit.cli._mpi import run_collective
 
     return run_collective(_run, args)
+
+
+def _combine(args):
+    from partkit.io import check_output
+    from partkit.machine import load_machine
+    from partkit.machine.fitted import combine
+
+    check_output(args.output)
+    machine = combine([load_machine(path) for path in args.combine], names=args.combine)
+    _write(machine, args)
+    return EXIT_OK
+
+
+def _write(machine, args):
+    """Write the machine file (and plot), print it."""
+    from partkit.machine.fitted import plot_calibration
+    from partkit.machine.machinefile import write_machine
+
+    write_machine(args.output, machine)
+    if args.plot is not None:
+        plot_calibration(machine, args.plot)
+    if args.json:
+        print_json(machine)
+        return
+    print(format_calibration(machine))
+    print(f"wrote {args.output}" + (f" and {args.plot}" if args.plot else ""))
 
 
 def _check(comm, args):
@@ -57,22 +94,13 @@ def _check(comm, args):
 
 def _run(comm, args):
     from partkit.cli._mpi import agree
-    from partkit.machine.calibrate import calibrate, plot_calibration
-    from partkit.machine.machinefile import write_machine
+    from partkit.machine.calibrate import calibrate
 
     agree(comm, lambda: _check(comm, args))
     machine = calibrate(comm, min_size=args.min_size, max_size=args.max_size, repetitions=args.repetitions,
                         collectives=args.collectives)
-    if comm.rank != 0:
-        return EXIT_OK
-    write_machine(args.output, machine)
-    if args.plot is not None:
-        plot_calibration(machine, args.plot)
-    if args.json:
-        print_json(machine)
-        return EXIT_OK
-    print(format_calibration(machine))
-    print(f"wrote {args.output}" + (f" and {args.plot}" if args.plot else ""))
+    if comm.rank == 0:
+        _write(machine, args)
     return EXIT_OK
 
 

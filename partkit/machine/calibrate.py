@@ -53,7 +53,6 @@ from __future__ import annotations
 import numpy as np
 from mpi4py import MPI
 
-from partkit.machine.fit import fit_alpha_beta, fit_exchange, fit_segments
 
 #: Levels of the hierarchy, innermost first.
 LEVELS = ("core", "socket", "node")
@@ -289,17 +288,6 @@ def collective_times(comm, kind, sizes, repetitions):
     return [float(np.median(slowest)) for slowest in _slowest(comm, times)]
 
 
-def predicted_collective(kind, n, size, alpha, beta, topology):
-    """The model's time of one collective: best AllReduce algorithm, Bcast lower bound, Alltoallv as a halo."""
-    from partkit.collectives import best_allreduce, lower_bound
-
-    if kind == "allreduce":
-        return best_allreduce(n, max(8, size), alpha, beta, 1, topology)[1]
-    if kind == "bcast":
-        return lower_bound("broadcast", n, size, alpha, beta, 1, topology).total
-    return (n - 1) * (alpha + size / beta)  # n - 1 messages of size bytes, one port
-
-
 def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collectives=True):
     """Measure and fit the machine (collective: every rank calls it). Returns the machine dict on every rank.
 
@@ -314,97 +302,22 @@ def calibrate(comm, *, min_size=8, max_size=16 * 2**20, repetitions=50, collecti
         fitted and residuals), ``collectives`` (measured and predicted per
         size), ``ranks``, ``placement``.
     """
-    from partkit.collectives import make_topology
+    from partkit.machine.fitted import machine_from_timings
 
     sizes = sizes_between(min_size, max_size)
     where = placement(comm)
     levels = []
     for level in LEVELS:
-        if level not in where["pairs"]:
-            continue
-        a, b = where["pairs"][level]
-        fit = fit_alpha_beta(sizes, pingpong(comm, a, b, sizes, repetitions))
-        levels.append({"level": level, "ranks": [a, b], **fit.to_dict(),
-                       "worst_ratio_1KB_up": fit.worst_ratio(1024)})
-    outer = levels[-1]
-    alpha, beta = outer["alpha"], outer["beta"]
-    a, b = outer["ranks"]
-    pingpong_segments = fit_segments(sizes, outer["seconds"])
+        if level in where["pairs"]:
+            a, b = where["pairs"][level]
+            levels.append((level, [a, b], pingpong(comm, a, b, sizes, repetitions)))
+    a, b = levels[-1][1]  # the outermost level's pair
     configs = exchange_configs(sizes)
     phases = [(c, s) for s in ALLREDUCE_SIZES for c in ALLREDUCE_CALLS]
     exchanged, reduced = exchanges_and_allreduces(comm, a, b, configs, phases, repetitions)
-    halo = fit_exchange([c for c, _ in configs], [s for _, s in configs], exchanged)
-    halo_segments = halo.segments
-    overhead = max(0.0, halo_segments.alphas[0] - pingpong_segments.alphas[0])
-    nodes = len(set(where["node"]))
-    topology = "full" if nodes == 1 else "fattree"
-    machine = {"alpha": alpha, "beta": beta, "overhead": overhead, "topology": topology, "ports": 1,
-               "pingpong_segments": pingpong_segments.to_list(), "halo_segments": halo_segments.to_list(),
-               "halo_start": halo.start,
-               "ranks": comm.size, "nodes": nodes, "mpi": MPI.Get_library_version().splitlines()[0].strip(),
-               "levels": levels,
-               "pingpong": {"ranks": [a, b], "sizes": sizes, "seconds": outer["seconds"],
-                            "predicted": pingpong_segments.seconds(sizes).tolist()},
-               "exchange": {"ranks": [a, b], **halo.to_dict()},
-               "placement": where}
-    topo = make_topology(topology, comm.size)
-    # CG's AllReduces as measure times them: phases of 1, 2, 4 calls of 8 and 16 bytes after a barrier
-    phases = fit_exchange([c for c, _ in phases], [s for _, s in phases], reduced, max_segments=1)
-    per_call = float(phases.segments.seconds(8))
-    model = predicted_collective("allreduce", comm.size, 8, *pingpong_segments.params(8), topo)
-    machine["allreduce_start"] = phases.start
-    machine["allreduce_overhead"] = max(0.0, per_call - model)
-    machine["allreduce"] = {**phases.to_dict(), "per_call_8B": per_call, "model_8B": model}
-    if collectives:
-        machine["collectives"] = {}
-        for kind in ("allreduce", "bcast", "alltoallv"):
-            measured = collective_times(comm, kind, sizes, repetitions)
-            predicted = [predicted_collective(kind, comm.size, s, *pingpong_segments.params(s), topo)
-                         for s in sizes]
-            machine["collectives"][kind] = {"sizes": sizes, "seconds": measured, "predicted": predicted,
-                                            "ratios": [p / m for p, m in zip(predicted, measured)]}
-    return machine
-
-
-def plot_calibration(machine, path):
-    """Measured (points) against fitted (lines) seconds over message size, log-log; PNG by extension."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 5), dpi=100)
-    ax = axes[0]
-    for i, level in enumerate(machine["levels"]):
-        sizes = np.array(level["sizes"], dtype=float)
-        colour = f"C{i}"
-        ax.loglog(sizes, level["seconds"], "o", color=colour, label=f"ping-pong ({level['level']}), measured")
-        ax.loglog(sizes, level["predicted"], "-", color=colour,
-                  label=f"fit: alpha={level['alpha'] * 1e6:.2f} us, beta={level['beta'] / 1e9:.2f} GB/s")
-    pp = machine["pingpong"]
-    ax.loglog(pp["sizes"], pp["predicted"], ":", color="k", label="ping-pong, piecewise fit")
-    ex = machine["exchange"]
-    counts, ex_sizes = np.array(ex["counts"]), np.array(ex["sizes"], dtype=float)
-    for j, count in enumerate(np.unique(counts)):
-        on = counts == count
-        ax.loglog(ex_sizes[on], np.array(ex["seconds"])[on], "s^D"[j % 3], color="C3", mfc="none",
-                  label=f"halo exchange of {count} message(s) each way, measured")
-        ax.loglog(ex_sizes[on], np.array(ex["predicted"])[on], "--", color="C3", lw=0.8 + 0.4 * j)
-    ax.plot([], [], "--", color="C3", label=f"exchange fit: start {machine['halo_start'] * 1e6:.1f} us + "
-                                             f"messages x {len(machine['halo_segments'])}-segment cost")
-    ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("seconds (ping-pong: one message; halo: one exchange)")
-    ax.set_title("point to point")
-    ax.legend(fontsize=8)
-    ax = axes[1]
-    for i, (kind, data) in enumerate(machine.get("collectives", {}).items()):
-        colour = f"C{i + 4}"
-        ax.loglog(data["sizes"], data["seconds"], "o", color=colour, label=f"{kind}, measured")
-        ax.loglog(data["sizes"], data["predicted"], "-", color=colour, label=f"{kind}, model")
-    ax.set_xlabel("message size (bytes)")
-    ax.set_ylabel("seconds")
-    ax.set_title(f"collectives on {machine['ranks']} ranks")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    collected = {kind: collective_times(comm, kind, sizes, repetitions)
+                 for kind in ("allreduce", "bcast", "alltoallv")} if collectives else {}
+    return machine_from_timings({
+        "sizes": sizes, "levels": levels, "exchange": ([c for c, _ in configs], [s for _, s in configs], exchanged),
+        "allreduce": ([c for c, _ in phases], [s for _, s in phases], reduced), "collectives": collected,
+        "ranks": comm.size, "placement": where, "mpi": MPI.Get_library_version().splitlines()[0].strip()})
