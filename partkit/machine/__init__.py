@@ -3,9 +3,11 @@
 :mod:`partkit.machine.topology` describes the processing elements and their
 distances (hierarchies, tori, fat trees, distance files) for the mapping;
 :mod:`partkit.machine.fit` fits ``t(M) = alpha + M / beta`` to timings and
-:mod:`partkit.machine.machinefile` reads and checks a machine file; none of
-them imports mpi4py. :mod:`partkit.machine.calibrate` runs the measurements
-under ``mpiexec`` (``partkit calibrate``). The collective bound model is
+:mod:`partkit.machine.machinefile` reads and checks a machine file and
+:mod:`partkit.machine.fitted` builds one from calibration timings (one
+calibration, or the medians of several: ``partkit calibrate --combine``);
+none of them imports mpi4py. :mod:`partkit.machine.calibrate` runs the
+measurements under ``mpiexec`` (``partkit calibrate``). The collective bound model is
 :mod:`partkit.collectives`.
 """
 
