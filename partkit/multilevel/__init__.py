@@ -15,9 +15,10 @@ refinement         :mod:`partkit.multilevel.refinement`  :class:`RefinementConte
 2. **Coarsening** builds a hierarchy by heavy-edge matching or
    size-constrained label-propagation clustering (chosen by the degree
    skew and the share of closed triangles), down to about
-   ``coarse_per_part * k`` vertices.
+   ``coarse_per_part * k`` vertices; a graph with skewed degrees is not
+   coarsened here (``bisect_skewed``).
 3. **Initial partitioning** cuts the coarsest graph into k parts by
-   recursive multilevel bisection.
+   recursive multilevel bisection (each bisection with its own hierarchy).
 4. **Refinement** projects the partition level by level and runs the
    context's algorithms on each: balancing (along paths of parts when
    needed), label propagation, k-way FM.
@@ -48,7 +49,7 @@ from partkit._threads import using_threads
 from partkit.errors import InputError
 from partkit.metrics import max_part_weights, weight_bounds
 from partkit.multilevel import context as _context
-from partkit.multilevel.coarsening import coarsen, uses_clustering
+from partkit.multilevel.coarsening import coarsen, skewed_degrees, uses_clustering
 from partkit.multilevel.components import partition_by_components
 from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext, Context, InitialContext,
                                         RefinementContext, preset)
@@ -214,7 +215,8 @@ def _run(graph, k, maxw, imbalance, ctx, seed, say, objective):
 
 def _hierarchy(graph, maxw, imbalance, ctx, key, say, group=None):
     """The coarsening of one run (stream ``key``) down to ``max(coarse_per_part * k, coarsest_min)`` vertices
-    (at least ``min(matched_coarsest, matched_coarsest_share * n)`` when it matches, see :class:`CoarseningContext`).
+    (at least ``min(matched_coarsest, matched_coarsest_share * n)`` when it matches; none for a graph with skewed
+    degrees and ``bisect_skewed``, unless ``group`` is given: see :class:`CoarseningContext`).
 
     A cluster may weigh ``cluster_weight_share`` times ε times the perfect
     share of the lightest part (``maxw`` scaled to the total weight).
@@ -223,6 +225,8 @@ def _hierarchy(graph, maxw, imbalance, ctx, key, say, group=None):
     c = ctx.coarsening
     size = max(c.coarse_per_part * k, c.coarsest_min)
     clustering = uses_clustering(graph, c)
+    if clustering and group is None and c.bisect_skewed and skewed_degrees(graph, c):
+        size = graph.n  # no k-way levels: the initial partitioning's multilevel bisections of the input
     if not clustering:
         size = max(size, min(c.matched_coarsest, int(c.matched_coarsest_share * graph.n)))
     lightest = maxw.min(axis=0) * graph.total_vertex_weight() / np.maximum(maxw.sum(axis=0), 1)

@@ -108,10 +108,23 @@ def uses_clustering(graph, ctx):
         return ctx.algorithm == "clustering"
     if graph.n <= 1000 or graph.m == 0:
         return False
-    if float(graph.degrees().max()) > ctx.skew * (graph.adjncy.size / graph.n):  # the mean degree
+    if skewed_degrees(graph, ctx):
         return True
     step = max(ctx.triangle_step, graph.n // ctx.triangle_sample)
     return sampled_transitivity(graph.xadj, graph.adjncy, step, ctx.triangle_neighbours) > ctx.triangle_share
+
+
+def skewed_degrees(graph, ctx):
+    """Whether the maximum degree of ``graph`` exceeds ``ctx.skew`` times its mean degree (a power-law graph).
+
+    Examples
+    --------
+    >>> from partkit.generators import barabasi_albert, delaunay
+    >>> from partkit.multilevel.context import CoarseningContext
+    >>> skewed_degrees(barabasi_albert(5000, 3), CoarseningContext()), skewed_degrees(delaunay(5000), CoarseningContext())
+    (True, False)
+    """
+    return graph.m > 0 and float(graph.degrees().max()) > ctx.skew * (graph.adjncy.size / graph.n)  # the mean degree
 
 
 def coarsen(graph, ctx, coarsest_size, key, *, group=None, cluster_weight=None, say=None, clustering=None):
