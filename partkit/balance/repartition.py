@@ -38,10 +38,9 @@ Strategies
     Laplacian (Hu and Blake). With several constraints the load combines
     them (:func:`vertex_load`). Boundary vertices move along half the flow
     one at a time, best gain first; the flow is recomputed from the new
-    weights and the rounds repeat while the overload decreases. Then
-    overweight parts shed vertices to parts with room, and a k-way FM
-    refinement improves ``itr * cut + migration`` without breaking the
-    balance.
+    weights and the rounds repeat while the overload decreases. Then the
+    engine's refinement (its balancer, label propagation and k-way FM)
+    improves ``itr * cut + migration`` and restores the bound.
 ``remap``
     Partition from scratch with the new weights, relabel the new parts to
     maximise the weight that stays in place (an assignment problem), then
@@ -63,7 +62,7 @@ from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.graph import Graph
 from partkit.metrics import (check_partition, edge_cut, imbalance, is_balanced, max_part_weights,
                              part_weights)
-from partkit.balance.kernels.repartition import balance_moves, flow_moves, refine_migration
+from partkit.balance.kernels.repartition import flow_moves
 
 STRATEGIES = ("multilevel", "diffusion", "remap", "auto")
 
@@ -73,11 +72,6 @@ STRATEGIES = ("multilevel", "diffusion", "remap", "auto")
 #: boundary with the next part before it has passed the load on).
 FLOW_ROUNDS = 20
 FLOW_DAMPING = 0.5
-#: Upper limits on the passes of the kernels (each pass is O(m)).
-BALANCE_PASSES = 500
-REFINE_PASSES = 10
-#: FM refinement gives up a pass after this many moves without a new best.
-REFINE_STALL = 200
 #: Most V-cycles of the multilevel strategy from each of its two starts (each kept only when it lowers the objective).
 VCYCLES = 5
 
@@ -246,10 +240,15 @@ def _ranking(graph, k, imbalance_bound, itr):
 
 
 def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
-    """Flow rounds (when ``flow`` names a norm), balancing moves and FM refinement, in place."""
-    pw = part_weights(graph, part, k)
-    args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, home, vsize, pw)
+    """Flow rounds (when ``flow`` names a norm), then the engine's refinement (balancer, label propagation,
+    k-way FM) of ``itr * cut + migration``, in place."""
+    from partkit._random import derive
+    from partkit.multilevel.objectives import migration
+    from partkit.multilevel.refinement import refine
+
+    objective = migration(home, vsize, itr)
     if flow is not None:
+        pw = part_weights(graph, part, k)
         previous = np.inf
         for _ in range(FLOW_ROUNDS):
             per_constraint = (np.maximum(pw - maxw, 0) / np.maximum(maxw, 1)).sum(axis=0)
@@ -260,11 +259,18 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
             # one constraint per round: the most overloaded one
             load = graph.vwgt[:, int(np.argmax(per_constraint))].astype(np.float64)
             owed = FLOW_DAMPING * balancing_flow(graph, part, k, flow, load)
-            flow_moves(*args, load, owed, float(itr))
-    balance_moves(*args, maxw, float(itr), BALANCE_PASSES)
-    order = np.random.default_rng(seed).permutation(graph.n).astype(np.int64)
-    refine_migration(*args, maxw, float(itr), order, REFINE_PASSES, REFINE_STALL)
+            flow_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, load, owed, objective.data)
+    refine(graph, part, maxw, _refinement_context().refinement, derive(seed, "repartition", "refine"), objective=objective)
     return part
+
+
+def _refinement_context():
+    """The default preset's refinement for the migration objective: on two parts as on many (balancer, label
+    propagation, k-way FM: 2-way FM lowers the cut only)."""
+    from partkit.multilevel import preset
+
+    engine = preset("default")
+    return replace(engine, refinement=replace(engine.refinement, bisection_algorithms=engine.refinement.algorithms))
 
 
 def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, diffused):
@@ -278,8 +284,7 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch
     from partkit.multilevel.refinement import level_bounds, refine, uncoarsen
 
     engine = preset("default")
-    # two parts are refined as many: balance, label propagation, FM for the migration objective
-    ctx = replace(engine, refinement=replace(engine.refinement, bisection_algorithms=engine.refinement.algorithms))
+    ctx = _refinement_context()
     hierarchy = _hierarchy(graph, maxw, imbalance, ctx, derive(seed, "repartition"), None, group=home)
     objective = migration(home, vsize, itr).on(hierarchy)
     coarsest = hierarchy.coarsest
