@@ -27,8 +27,8 @@ Strategies
     (:func:`partkit.multilevel.objectives.migration`). Then V-cycles
     (coarsening within the old and the current parts) refine that result,
     and separately the scratch partition of ``remap``; the best of both
-    and of the ``diffusion`` strategy's result (cheap next to the
-    V-cycles) is kept.
+    and of the ``diffusion`` and ``remap`` strategies' results (cheap next
+    to the V-cycles) is kept.
 ``diffusion``
     Compute a flow of load between neighbouring parts (on the quotient graph
     of the partition) that balances them: by default the flow of least total
@@ -273,11 +273,11 @@ def _refinement_context():
     return replace(engine, refinement=replace(engine.refinement, bisection_algorithms=engine.refinement.algorithms))
 
 
-def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, diffused):
+def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, finished):
     """The ``multilevel`` strategy: coarsen within the old parts, start from the best of the old partition,
     diffusion and scratch-remap on the coarsest graph, refine ``itr * cut + migration`` on every level; then
-    V-cycles from that result and from ``scratch`` (the fine graph's scratch-remap partition); the best of
-    both and of ``diffused`` (the diffusion strategy's result)."""
+    V-cycles from that result and from ``scratch`` (the fine graph's scratch partition); the best of both
+    and of the partitions ``finished`` (the diffusion and remap strategies' results)."""
     from partkit._random import derive
     from partkit.multilevel import _hierarchy, preset, run
     from partkit.multilevel.objectives import migration
@@ -306,7 +306,7 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch
                          objective=objective)
     results = [_vcycles(graph, home, k, start, objective, maxw, imbalance, ctx, derive(seed, "repartition", i))
                for i, start in enumerate((part, scratch))]
-    results.append((diffused, objective.rank(graph, diffused, maxw)))
+    results += [(part, objective.rank(graph, part, maxw)) for part in finished]
     return min(results, key=lambda result: result[1])[0]
 
 
@@ -414,8 +414,8 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     if vsize.shape != (graph.n,) or (vsize.size and vsize.min() < 0):
         raise InputError(f"{graph.name}: vsize must be {graph.n} non-negative integers")
     maxw = max_part_weights(graph, k, imbalance)
-    # the diffusion result and the scratch partition serve their strategies and the multilevel one
-    diffused = scratch = None
+    # the diffusion and remap results (and the scratch partition) serve their strategies and the multilevel one
+    diffused = scratch = remapped = None
     if strategy != "remap":
         diffused = _improve(graph, home, home.copy(), k, vsize, maxw, itr, seed, flow)
     if strategy != "diffusion":
@@ -424,15 +424,15 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
                 warnings.simplefilter("ignore", InfeasibleBalanceWarning)
             scratch = partition_from_scratch(graph, home, k, imbalance=imbalance, method=method,
                                              seed=seed, vsize=vsize).part
+        remapped = _improve(graph, home, scratch.copy(), k, vsize, maxw, itr, seed)
     candidates = []
     if strategy in ("multilevel", "auto"):
-        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, diffused)
+        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, (diffused, remapped))
         candidates.append(_result(graph, home, part, k, vsize, "multilevel"))
     if strategy in ("diffusion", "auto"):
         candidates.append(_result(graph, home, diffused, k, vsize, "diffusion"))
     if strategy in ("remap", "auto"):
-        part = _improve(graph, home, scratch.copy(), k, vsize, maxw, itr, seed)
-        candidates.append(_result(graph, home, part, k, vsize, "remap"))
+        candidates.append(_result(graph, home, remapped, k, vsize, "remap"))
     best = min(candidates, key=_ranking(graph, k, imbalance, itr))
     best.balanced = is_balanced(graph, best.part, k, imbalance)
     return best

@@ -219,6 +219,12 @@ class RefinementContext:
     fm_bad_share : float
         A k-way FM pass stops after ``max(50, min(fm_max_bad, fm_bad_share * n))``
         moves without a new best cut.
+    fm_local_bad : int
+        With more than 0, k-way FM passes are localized: one search from
+        each boundary vertex in turn, stopped after this many moves without
+        a new best of its own (``fm_max_bad`` and ``fm_bad_share`` unused),
+        from the vertices whose best move loses at most ``fm_seed_loss``
+        times their weighted degree.
     fm_degree_factor, fm_degree_min : float, int
         FM moves only vertices with at most
         ``max(fm_degree_min, fm_degree_factor * average degree)`` edges;
@@ -233,7 +239,7 @@ class RefinementContext:
     bisection_bad_share: float = 0.02
     lp_rounds: int = 4
     lp_batches: int = 16
-    fm_passes: int = 2
+    fm_passes: int = 1
     fm_groups: int = 2
     fm_group_level: int = 100_000
     fm_group_parts: int = 8
@@ -241,6 +247,8 @@ class RefinementContext:
     fm_large_level: int = 200_000
     fm_large_passes: int = 1
     fm_bad_share: float = 0.1
+    fm_local_bad: int = 20
+    fm_seed_loss: float = 0.125
     fm_degree_factor: float = 8.0
     fm_degree_min: int = 64
     balance_rounds: int = 20
@@ -287,14 +295,13 @@ class Context:
 PRESET_OVERRIDES = {
     "fast": {"coarsening.coarse_per_part": 20, "coarsening.matched_coarsest": 0, "initial.tries": 4,
              "initial.min_tries": 4, "initial.min_bad_moves": 50, "initial.level_fm_passes": 2,
-             "refinement.lp_rounds": 2, "refinement.fm_passes": 1, "refinement.bisection_fm_passes": 2,
-             "refinement.fm_bad_share": 0.01},
+             "refinement.lp_rounds": 2, "refinement.bisection_fm_passes": 2, "refinement.fm_seed_loss": 0.0},
     "default": {},
     "strong": {"initial.tries": 40, "initial.start_fm_passes": 10,
                "initial.level_fm_passes": 8, "initial.runs": 4, "initial.min_bad_moves": 50,
-               "refinement.lp_rounds": 6, "refinement.fm_passes": 8, "refinement.bisection_fm_passes": 8,
-               "refinement.fm_max_bad": 100000,
-               "refinement.fm_bad_share": 0.2, "refinement.fm_large_level": 0, "runs": 4, "vcycles": 3},
+               "refinement.lp_rounds": 6, "refinement.fm_passes": 3, "refinement.bisection_fm_passes": 8,
+               "refinement.fm_local_bad": 30, "refinement.fm_seed_loss": 0.25, "refinement.fm_large_level": 0,
+               "runs": 4, "vcycles": 3},
 }
 
 PRESETS = tuple(PRESET_OVERRIDES)

@@ -1,13 +1,17 @@
 """k-way Fiduccia-Mattheyses refinement with a max-gain queue and rollback.
 
-All boundary vertices enter one priority queue keyed by the gain of their
-best feasible move. The best vertex is moved even when its gain is negative
-(hill climbing), its unmoved neighbours are re-rated, and at the end of a
-pass every move after the best prefix (lowest cut seen) is undone. Each
-vertex moves at most once per pass; passes repeat while they improve
-(:func:`partkit.multilevel.refinement.kway_fm` runs them: the candidates
-of a pass are rated in parallel, :func:`parallel_rate_candidates`, and
-moved in one sequential kernel, :func:`fm_pass`).
+A search moves the vertex of its priority queue with the best gain (keyed
+by its best feasible move) even when the gain is negative (hill
+climbing), re-rates its unmoved neighbours, and at its end undoes every
+move after its best prefix. A pass is either one search from all boundary
+vertices at once, or localized, as in KaMinPar and Mt-KaHyPar: one short
+search from each boundary vertex in turn, each growing from the vertices
+it moves and rolled back on its own, which explores every stretch of the
+boundary where one global search stops after its first long fruitless
+stretch. Each vertex moves at most once per pass; passes repeat while they
+improve (:func:`partkit.multilevel.refinement.kway_fm` runs them: the
+candidates of a pass are rated in parallel, :func:`parallel_rate_candidates`,
+and moved in one sequential kernel, :func:`fm_pass`).
 """
 
 import numpy as np
@@ -58,28 +62,74 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objecti
 
 @njit(cache=True)
 def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, targets, gains, max_bad_moves,
-            degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched):
+            degree_limit, local_bad, seed_loss, items, keys, pos, size, locked, moved_v, moved_from, conn, touched):
     """One k-way FM pass from rated candidates (``targets``, ``gains``) under ``objective`` and its ``data``
     (:mod:`partkit.multilevel.kernels.objectives`); returns its reduction of the objective.
+
+    With ``local_bad`` 0 the pass is one search from all the candidates at
+    once, stopped after ``max_bad_moves`` moves without a new best. With
+    ``local_bad`` > 0 it is localized, as in KaMinPar and Mt-KaHyPar: one
+    search from each candidate in turn (not moved yet in this pass, whose
+    best move loses at most ``seed_loss`` times its weighted degree), growing from the vertices it moves, stopped after ``local_bad``
+    moves without a new best of its own and rolled back to that best;
+    ``max_bad_moves`` is then unused. A vertex moves at most once a pass.
 
     ``candidates`` must be distinct. ``items, keys, pos, size`` is an empty heap over the vertices
     (:func:`partkit._heap.new_heap`), ``locked`` all False, ``moved_v``
     and ``moved_from`` scratch of length n, ``conn`` all -1 and
     ``touched`` scratch of length k; all are left so.
     """
-    heap_build(items, keys, pos, size, candidates, gains, targets >= 0)
     # borrowed views: no reference counting per helper call (partkit._borrow); all are arguments
     xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
     pw, maxw, conn, touched, data = borrow(pw), borrow(maxw), borrow(conn), borrow(touched), borrow(data)
     items, keys, pos, size = borrow(items), borrow(keys), borrow(pos), borrow(size)
-    work_per_pass = 8 * adjncy.size
+    budget = np.empty(1, dtype=np.int64)
+    budget[0] = 8 * adjncy.size  # the re-rating work of the pass
     nmoves = 0
+    total = 0
+    if local_bad == 0:
+        heap_build(items, keys, pos, size, candidates, gains, targets >= 0)
+        nmoves, total = _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_bad_moves,
+                                   degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched,
+                                   nmoves, budget)
+    else:
+        for idx in range(candidates.size):
+            v = candidates[idx]
+            if budget[0] < 0:
+                break
+            if locked[v] or targets[idx] < 0 or -gains[idx] > seed_loss * _weighted_degree(xadj, adjwgt, v):
+                continue
+            heap_set(items, keys, pos, size, v, gains[idx])
+            nmoves, best = _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, local_bad,
+                                      degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn,
+                                      touched, nmoves, budget)
+            total += best
+    for i in range(nmoves):
+        locked[moved_v[i]] = False
+    return total
+
+
+@njit(cache=True, inline="always")
+def _weighted_degree(xadj, adjwgt, v):
+    total = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        total += adjwgt[e]
+    return total
+
+
+@njit(cache=True)
+def _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_bad_moves, degree_limit, items, keys,
+               pos, size, locked, moved_v, moved_from, conn, touched, first, budget):
+    """One FM search of :func:`fm_pass` from the vertices in the heap: best move first, neighbours re-rated,
+    stopped after ``max_bad_moves`` moves without a new best or when ``budget[0]`` (re-rating work) runs
+    out; the heap is emptied and the moves after the best undone. The moves are logged in ``moved_v`` and
+    ``moved_from`` from ``first`` on, and stay locked. Returns ``(end of the log, reduction)``."""
+    nmoves = first
     current = 0
     best = 0
-    best_moves = 0
+    best_moves = first
     bad = 0
-    work = 0
-    while size[0] > 0 and work <= work_per_pass:
+    while size[0] > 0 and budget[0] >= 0:
         popped = keys[0]
         v = heap_pop(items, keys, pos, size)
         target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, data)
@@ -106,7 +156,7 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candida
             u = adjncy[e]
             if locked[u] or xadj[u + 1] - xadj[u] > degree_limit:
                 continue
-            work += xadj[u + 1] - xadj[u]
+            budget[0] -= xadj[u + 1] - xadj[u]
             t2, g2 = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, u, conn, touched, objective, data)
             if t2 >= 0:
                 heap_set(items, keys, pos, size, u, g2)
@@ -114,10 +164,9 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candida
                 heap_remove(items, keys, pos, size, u)
     heap_clear(items, keys, pos, size)
     for i in range(nmoves - 1, best_moves - 1, -1):
-        move_vertex(vwgt, part, pw, moved_v[i], moved_from[i])
-    for i in range(nmoves):
         locked[moved_v[i]] = False
-    return best
+        move_vertex(vwgt, part, pw, moved_v[i], moved_from[i])
+    return best_moves, best
 
 
 @njit(cache=True)
