@@ -27,7 +27,7 @@ READERS = {
 }
 
 _FM = ("partkit.multilevel.kernels.initial_fm", "bisection_tries")  # grown starts and 2-way FM
-_LP = ("partkit.methods.kernels.labelprop", "lp_sweep")
+_LP = ("partkit.multilevel.kernels.label_propagation", "sweeps")  # the engine's label propagation
 
 #: Kernels that every run of a family compiles, as ``(module, function)``; the family is warm when
 #: all of them are in Numba's cache. A partition method's own kernels are in :data:`METHOD_KERNELS`.
