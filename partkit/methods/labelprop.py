@@ -1,23 +1,26 @@
-"""Size-constrained label propagation partitioning (PuLP style), on the multilevel engine's kernels.
+"""Size-constrained label propagation partitioning (PuLP style), on the multilevel engine's label propagation.
 
 The k labels start as regions grown breadth-first from k random seed
 vertices at the same time, each stopping at the balance bound (vertices
 left over start new regions of the lightest label), then ``rounds`` rounds
-each run
+each run the sweeps of
+:func:`partkit.multilevel.kernels.label_propagation.label_propagation`
+with two ratings:
 
-* the engine's balancer (:func:`partkit.multilevel.refinement.rebalance`,
-  at most ``balance_sweeps`` rounds), which moves vertices out of overfull
-  parts at the least cut increase, while a part is over the bound;
-* the engine's label propagation
-  (:func:`partkit.multilevel.kernels.label_propagation.parallel_label_propagation_refine`,
-  at most ``cut_sweeps`` sweeps) from all vertices in a fresh random order:
-  each vertex joins the neighbouring part it is most connected to, if that
-  lowers the cut, or keeps it and evens out the two parts, and the part
-  stays within the bound.
+* balance (:data:`~partkit.multilevel.kernels.label_propagation.BALANCE`,
+  ``balance_sweeps`` sweeps): each vertex joins the neighbouring label that
+  maximises its connection times ``max(B / size - 1, 0)`` (``B`` the bound
+  on a part), which pulls vertices toward light parts; then, while a part
+  is over the bound, the engine's balancer
+  (:func:`partkit.multilevel.refinement.rebalance`);
+* cut (the engine's refinement, at most ``cut_sweeps`` sweeps from all
+  vertices): each vertex joins the neighbouring label it is most connected
+  to, if that lowers the cut, or keeps it and evens out the two parts.
 
-Everything random descends from ``seed``. ``nstarts`` independent runs are
-made and the best is kept. This is a direct k-way method (no ``refine``
-option).
+No move overfills a part on any constraint. Vertices are visited in a
+fresh random order every round, from ``seed``. ``nstarts`` independent
+runs are made and the best is kept. This is a direct k-way method (no
+``refine`` option).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from partkit._random import derive, permutation
 from partkit.metrics import edge_cut, max_part_weights
 from partkit.methods.kernels.labelprop import grow_regions
 from partkit.multilevel.context import RefinementContext
-from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
+from partkit.multilevel.kernels.label_propagation import (BALANCE, label_propagation,
+                                                          parallel_label_propagation_refine)
 from partkit.multilevel.kernels.refinement_moves import part_weights
 from partkit.multilevel.objectives import CUT
 from partkit.multilevel.refinement import rebalance
@@ -50,8 +54,8 @@ def partition(graph, k, *, imbalance=0.03, seed=0, nstarts=4, rounds=3, balance_
     rounds : int
         Number of (balance, cut) rounds per run.
     balance_sweeps, cut_sweeps : int
-        Per round, the balancer's rounds at most and the label propagation's
-        sweeps at most (each stops early when a round or sweep moves nothing).
+        Sweeps per round with each rating; a round's sweeps stop early when
+        a sweep moves nothing.
 
     Returns
     -------
@@ -74,14 +78,15 @@ def propagate(graph, k, bound, key, rounds, balance_sweeps, cut_sweeps):
     """One label propagation run from grown regions (random stream ``key``); returns ``(labels, sizes)``."""
     labels = initial_regions(graph, k, bound[0, 0], derive(key, "regions"))
     sizes = part_weights(graph.vwgt, labels, k)
-    batches = RefinementContext().lp_batches
+    ctx = RefinementContext()
+    arrays = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, labels, sizes, bound)
     for r in range(rounds):
-        if balance_sweeps > 0 and (sizes > bound).any():
-            rebalance(graph, labels, sizes, bound, balance_sweeps, True)
-        if cut_sweeps > 0:
-            parallel_label_propagation_refine(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, labels, sizes, bound,
-                                              CUT.code, CUT.data, permutation(graph.n, derive(key, r)), cut_sweeps,
-                                              batches)
+        label_propagation(BALANCE, *arrays, labels[:0], CUT.code, CUT.data,
+                          permutation(graph.n, derive(key, "balance", r)), balance_sweeps, ctx.lp_batches)
+        if (sizes > bound).any():  # the grown regions' left-overs
+            rebalance(graph, labels, sizes, bound, ctx.balance_rounds, True)
+        parallel_label_propagation_refine(*arrays, CUT.code, CUT.data, permutation(graph.n, derive(key, r)),
+                                          cut_sweeps, ctx.lp_batches)
     return labels, sizes
 
 

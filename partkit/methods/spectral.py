@@ -142,15 +142,21 @@ def _multilevel_fiedler(a, seed):
 def _cluster(a, counts, seed):
     """Size-constrained label propagation clustering of a weighted adjacency matrix (the engine's,
     :func:`~partkit.multilevel.kernels.label_propagation.parallel_label_propagation_clustering`), numbered
-    from 0."""
+    from 0. The clustering runs on the vertices numbered at random, so that its ties between equally
+    connected clusters (the first listed wins) fall at random, not along the numbering of a mesh."""
     n = a.shape[0]
-    vw = counts.reshape(-1, 1).astype(np.int64)
+    shuffle = permutation(n, derive(seed, "numbering"))
+    b = a[shuffle][:, shuffle].tocsr()
+    b.sort_indices()
+    vw = counts[shuffle].reshape(-1, 1).astype(np.int64)
     maxsize = np.array([max(int(vw.max()), int(np.ceil(4.0 * vw.sum() / n)))], dtype=np.int64)
     ctx = CoarseningContext()
-    labels = parallel_label_propagation_clustering(a.indptr.astype(np.int64), a.indices.astype(np.int64),
-                                                   np.maximum(np.rint(a.data), 1).astype(np.int64), vw, maxsize,
-                                                   permutation(n, seed), np.zeros(n, dtype=np.int64),
-                                                   ctx.cluster_rounds, ctx.cluster_batches)
+    clusters = parallel_label_propagation_clustering(b.indptr.astype(np.int64), b.indices.astype(np.int64),
+                                                     np.maximum(np.rint(b.data), 1).astype(np.int64), vw, maxsize,
+                                                     permutation(n, seed), np.zeros(n, dtype=np.int64),
+                                                     ctx.cluster_rounds, ctx.cluster_batches)
+    labels = np.empty(n, dtype=np.int64)
+    labels[shuffle] = clusters
     _, labels = np.unique(labels, return_inverse=True)
     return labels.astype(np.int64)
 

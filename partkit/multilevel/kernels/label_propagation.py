@@ -15,15 +15,19 @@ sweeps and differ only in how a vertex rates the labels of its neighbours:
   the move evens out the two parts (:func:`lp_accepts`). A new objective
   plugs in through :func:`~partkit.multilevel.kernels.objectives.move_gain`
   alone.
+* :data:`BALANCE`: labels are the k parts; a vertex joins the adjacent part
+  that light parts make most attractive (:func:`attracting_part`), for the
+  PuLP-style method :mod:`partkit.methods.labelprop`.
 
 A sweep visits its vertices in a fixed number of consecutive batches. The
 vertices of a batch are rated in parallel against the labels and weights
 left by the previous batch (:func:`rate_batch`, in ranges, each with its
 own scratch: the same result for any thread count); the moves are then
 committed one by one in visiting order, each only if its label still has
-room (refinement rates the vertex again first, so every gain is exact).
-Clustering visits all vertices in every sweep; refinement visits the
-neighbours of the vertices that moved in the previous sweep. The sweeps
+room (the ratings of parts rate the vertex again first, so every move is
+rated against the parts as they are).
+Refinement visits the neighbours of the vertices that moved in the
+previous sweep, the other ratings all vertices in every sweep. The sweeps
 stop when one moves nothing.
 """
 
@@ -36,10 +40,11 @@ from partkit._lists import append_neighbours
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._threads import current_threads, run_calls
 from partkit.multilevel.kernels.objectives import CUT
-from partkit.multilevel.kernels.refinement_moves import best_move, fits_in, move_vertex
+from partkit.multilevel.kernels.refinement_moves import best_move, connections, fits_in, move_vertex
 
-#: Ratings of :func:`label_propagation`: size-constrained clustering, refinement by the objective's gain.
-CLUSTER, REFINE = 0, 1
+#: Ratings of :func:`label_propagation`: size-constrained clustering, refinement by the objective's gain,
+#: and PuLP's balancing (:func:`attracting_part`).
+CLUSTER, REFINE, BALANCE = 0, 1, 2
 
 
 def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, rounds, batches,
@@ -96,9 +101,9 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
 
 def label_propagation(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, visit,
                       rounds, batches, nchunks=None):
-    """Run label propagation with ``rating`` (:data:`CLUSTER` or :data:`REFINE`) on ``labels`` and their
-    ``weights`` (L, ncon) within ``bounds`` (L, ncon), in place; returns the total gain of the moves (0 for
-    clustering).
+    """Run label propagation with ``rating`` (:data:`CLUSTER`, :data:`REFINE` or :data:`BALANCE`) on
+    ``labels`` and their ``weights`` (L, ncon) within ``bounds`` (L, ncon), in place; returns the total gain
+    of the moves under the objective (refinement; 0 for the other ratings).
 
     ``group`` restricts a cluster to one group (empty: no restriction);
     ``objective`` and ``data`` rate refinement's moves. The first sweep
@@ -167,10 +172,10 @@ def sweeps(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, o
                     continue
                 v = current[idx]
                 gain = 0
-                if rating == REFINE:  # the partition changed since the rating: rate again
-                    target, gain = best_move(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, v, conn, touched,
-                                             objective, data)
-                    if not lp_accepts(vwgt, labels, weights, v, target, gain):
+                if rating != CLUSTER:  # the parts changed since the rating: rate again
+                    target, gain = rate_vertex(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group,
+                                               objective, data, v, conn, touched)
+                    if target < 0:
                         continue
                 elif not fits_in(vwgt, weights, bounds, v, target):
                     continue
@@ -207,14 +212,24 @@ def rate_batch(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, grou
     for idx in range(lo, hi):
         if fetch:
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, labels, current, idx, hi)
-        v = current[idx]
-        if rating == REFINE:
-            target, gain = best_move(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, v, conn, touched,
-                                     objective, data)
-            proposal[idx] = target if lp_accepts(vwgt, labels, weights, v, target, gain) else -1
-        else:
-            proposal[idx] = best_cluster(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, v, conn,
-                                         touched)
+        proposal[idx], _ = rate_vertex(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group,
+                                       objective, data, current[idx], conn, touched)
+
+
+@njit(cache=True, inline="always")
+def rate_vertex(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, v, conn,
+                touched):
+    """The label ``v`` moves to under ``rating`` and the gain of the move (refinement; else 0), or ``(-1, 0)``
+    to stay; ``conn`` (all -1, left so) and ``touched`` are scratch of length L."""
+    if rating == REFINE:
+        target, gain = best_move(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, v, conn, touched, objective,
+                                 data)
+        if lp_accepts(vwgt, labels, weights, v, target, gain):
+            return target, gain
+        return -1, 0
+    if rating == BALANCE:
+        return attracting_part(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, v, conn, touched), 0
+    return best_cluster(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, v, conn, touched), 0
 
 
 @njit(cache=True)
@@ -243,6 +258,26 @@ def best_cluster(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, v, 
         if lab != own and r > best_rating and fits_in(vwgt, weights, bounds, v, lab):
             best = lab
             best_rating = r
+    return best
+
+
+@njit(cache=True)
+def attracting_part(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched):
+    """PuLP's balancing rating: the adjacent part with room that maximises the connection of ``v`` times
+    ``max(B / w - 1, 0)`` (``B`` its bound, ``w`` its weight, first constraint: light parts attract), if
+    more than its own part without ``v``; -1 when there is none. ``conn`` (all -1, left so) and
+    ``touched`` are scratch of length k."""
+    own = part[v]
+    nt = connections(v, xadj, adjncy, adjwgt, part, conn, touched)
+    best = -1
+    best_score = max(conn[own], 0) * max(maxw[own, 0] / max(pw[own, 0] - vwgt[v, 0], 1) - 1.0, 0.0)
+    for t in range(nt):
+        p = touched[t]
+        score = conn[p] * max(maxw[p, 0] / max(pw[p, 0], 1) - 1.0, 0.0)
+        conn[p] = -1
+        if p != own and score > best_score and fits_in(vwgt, pw, maxw, v, p):
+            best = p
+            best_score = score
     return best
 
 
