@@ -130,11 +130,12 @@ def label_propagation(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bound
     state = np.zeros(_STATE_SIZE, dtype=np.int64)
     state[_SIZE] = visit.size
     args = (rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal)
-    while sweeps(*args, conn[0], touched[0], following, queued, state, rounds, batches, nchunks, grain):
+    run_sweeps, run_batch = _KERNELS[rating]
+    while run_sweeps(*args[1:], conn[0], touched[0], following, queued, state, rounds, batches, nchunks, grain):
         lo, hi = int(state[_LO]), int(state[_HI])
         count = min(nchunks, (hi - lo) // grain)
-        run_calls(rate_batch, [(*args, conn[i], touched[i], lo + i * (hi - lo) // count,
-                                lo + (i + 1) * (hi - lo) // count) for i in range(count)])
+        run_calls(run_batch, [(*args[1:], conn[i], touched[i], lo + i * (hi - lo) // count,
+                               lo + (i + 1) * (hi - lo) // count) for i in range(count)])
         state[_RATED] = 1
     return int(state[_GAIN])
 
@@ -143,7 +144,7 @@ def label_propagation(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bound
 _ROUND, _BATCH, _SIZE, _NEXT, _MOVED, _RATED, _LO, _HI, _GAIN, _STATE_SIZE = range(10)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sweeps(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
            conn, touched, following, queued, state, rounds, batches, nchunks, grain):
     """Run the sweeps of :func:`label_propagation` from ``state``: the vertices of a sweep are
@@ -201,7 +202,7 @@ def sweeps(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, o
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rate_batch(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
                proposal, conn, touched, lo, hi):
     """The label each vertex of ``current[lo:hi]`` proposes to join under ``rating``, or -1 to stay, into
@@ -295,6 +296,54 @@ def lp_accepts(vwgt, part, pw, v, target, gain):
     return True
 
 
+# One compiled pair of sweeps and batch rating per rating: the constant rating prunes the other ratings'
+# branches before typing, so a signature compiles only its own rating (a shared pair compiled all three,
+# about 4 s more of a first partition).
+@njit(cache=True)
+def _cluster_sweeps(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
+                    conn, touched, following, queued, state, rounds, batches, nchunks, grain):
+    return sweeps(CLUSTER, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
+                  proposal, conn, touched, following, queued, state, rounds, batches, nchunks, grain)
+
+
+@njit(cache=True)
+def _cluster_batch(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
+                   conn, touched, lo, hi):
+    rate_batch(CLUSTER, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
+               proposal, conn, touched, lo, hi)
+
+
+@njit(cache=True)
+def _refine_sweeps(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
+                   conn, touched, following, queued, state, rounds, batches, nchunks, grain):
+    return sweeps(REFINE, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
+                  proposal, conn, touched, following, queued, state, rounds, batches, nchunks, grain)
+
+
+@njit(cache=True)
+def _refine_batch(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
+                  conn, touched, lo, hi):
+    rate_batch(REFINE, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
+               proposal, conn, touched, lo, hi)
+
+
+@njit(cache=True)
+def _balance_sweeps(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
+                    conn, touched, following, queued, state, rounds, batches, nchunks, grain):
+    return sweeps(BALANCE, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
+                  proposal, conn, touched, following, queued, state, rounds, batches, nchunks, grain)
+
+
+@njit(cache=True)
+def _balance_batch(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
+                   conn, touched, lo, hi):
+    rate_batch(BALANCE, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
+               proposal, conn, touched, lo, hi)
+
+
+_KERNELS = {CLUSTER: (_cluster_sweeps, _cluster_batch), REFINE: (_refine_sweeps, _refine_batch),
+            BALANCE: (_balance_sweeps, _balance_batch)}
+
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
-PARALLEL_KERNELS = (sweeps,)
+PARALLEL_KERNELS = (_cluster_sweeps, _refine_sweeps, _balance_sweeps)
