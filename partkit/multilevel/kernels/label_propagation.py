@@ -111,8 +111,9 @@ def label_propagation(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bound
     each in ``batches`` batches (a fixed number, not the thread count). A
     batch is rated in ``nchunks`` ranges, default the threads in effect
     with at least :data:`partkit._threads.MIN_RANGE` vertices a range.
-    The sweeps run in :func:`sweeps`, which rates the batches itself on one
-    thread (one call for the whole propagation).
+    The sweeps run in the rating's copy of :func:`sweeps` (and the batches
+    of several ranges in its copy of :func:`rate_batch`), which rates the
+    batches itself on one thread (one call for the whole propagation).
     """
     grain = _threads.MIN_RANGE if nchunks is None else 1
     if nchunks is None:
@@ -129,12 +130,12 @@ def label_propagation(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bound
     touched = np.empty((nchunks, weights.shape[0]), dtype=np.int64)
     state = np.zeros(_STATE_SIZE, dtype=np.int64)
     state[_SIZE] = visit.size
-    args = (rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal)
+    args = (xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal)
     run_sweeps, run_batch = _KERNELS[rating]
-    while run_sweeps(*args[1:], conn[0], touched[0], following, queued, state, rounds, batches, nchunks, grain):
+    while run_sweeps(*args, conn[0], touched[0], following, queued, state, rounds, batches, nchunks, grain):
         lo, hi = int(state[_LO]), int(state[_HI])
         count = min(nchunks, (hi - lo) // grain)
-        run_calls(run_batch, [(*args[1:], conn[i], touched[i], lo + i * (hi - lo) // count,
+        run_calls(run_batch, [(*args, conn[i], touched[i], lo + i * (hi - lo) // count,
                                lo + (i + 1) * (hi - lo) // count) for i in range(count)])
         state[_RATED] = 1
     return int(state[_GAIN])
