@@ -13,13 +13,13 @@ from partkit._threads import available_cores, resolve_threads, using_threads
 from partkit.errors import InputError
 from partkit.generators import barabasi_albert, delaunay, grid2d, tet_mesh3d
 from partkit.metrics import max_part_weights, part_weights
-from partkit.multilevel.kernels.coarsening_clustering import parallel_label_propagation_clustering
 from partkit.multilevel.kernels.coarsening_contraction import contract_ranges
 from partkit.multilevel.kernels.coarsening_matching import parallel_matching
+from partkit.multilevel.kernels.label_propagation import (parallel_label_propagation_clustering,
+                                                          parallel_label_propagation_refine)
 from partkit.multilevel.kernels.refinement_balance import parallel_rate_for_balance
 from partkit.multilevel.kernels.refinement_fm import parallel_rate_candidates
-from partkit.multilevel.kernels.refinement_moves import (boundary_vertices, parallel_boundary_vertices,
-                                                        parallel_label_propagation_refine)
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices, parallel_boundary_vertices
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
 from partkit.multilevel.objectives import CUT
 

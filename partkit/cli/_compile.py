@@ -27,7 +27,7 @@ READERS = {
 }
 
 _FM = ("partkit.multilevel.kernels.initial_fm", "bisection_tries")  # grown starts and 2-way FM
-_LP = ("partkit.methods.kernels.labelprop", "lp_sweep")
+_LP = "partkit.multilevel.kernels.label_propagation"  # the engine's label propagation, a kernel per rating
 
 #: Kernels that every run of a family compiles, as ``(module, function)``; the family is warm when
 #: all of them are in Numba's cache. A partition method's own kernels are in :data:`METHOD_KERNELS`.
@@ -49,8 +49,8 @@ METHOD_KERNELS = {
     "multilevel": (_FM,),
     "fm": (_FM,),
     "kl": (("partkit.methods.kernels.kl", "kl_refine"),),
-    "labelprop": (_LP,),
-    "spectral": (_LP,),
+    "labelprop": ((_LP, "_balance_sweeps"), (_LP, "_refine_sweeps")),
+    "spectral": ((_LP, "_cluster_sweeps"),),
 }
 KWAY_KERNELS = (("partkit.multilevel.kernels.refinement_fm", "fm_pass"),)
 

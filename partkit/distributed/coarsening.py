@@ -10,7 +10,8 @@ clusters across ranks instead (:func:`cluster` and :func:`contract`):
 clustering runs in synchronous rounds over batches of vertices. In a round
 every rank picks, for its vertices of the batch, the neighbouring cluster
 with the strongest connection among those light enough by the weights last
-known (:func:`~partkit.distributed.kernels.clustering.choose_clusters`).
+known, as the serial clustering rates them
+(:func:`~partkit.distributed.kernels.clustering.choose_clusters`).
 Joins go to the rank owning the cluster's leader, which accepts them in
 rank order while the cluster stays within the weight bound, so cluster
 weights never exceed it; departures from a cluster reach its owner with
@@ -54,12 +55,15 @@ def cluster(graph: LocalGraph, max_weight, seed):
     cluster_weight = graph.vwgt.copy()  # clusters led by owned vertices
     label_weight = graph.halo.extend(graph.vwgt)
     batch = batch_of(label, BATCHES, derive(seed, "coarsening batches"))
+    rows = entry_rows(graph.xadj)
+    between = batch[rows] != batch[graph.adjacency]  # a batch is rated without its own vertices
+    xadj = np.concatenate([[0], np.cumsum(np.bincount(rows[between], minlength=graph.n_local))]).astype(np.int64)
+    adjacency, adjwgt = graph.adjacency[between], graph.adjwgt[between]
     departures = np.empty((0, 3), dtype=np.int64)
-    for sweep in range(ITERATIONS):
+    for _ in range(ITERATIONS):
         for current in range(BATCHES):
-            target = choose_clusters(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, label,
-                                     label_weight, batch, current, max_weight,
-                                     derive(seed, "clusters", sweep, current))
+            target = choose_clusters(xadj, adjacency, adjwgt, graph.vwgt, label, label_weight, batch, current,
+                                     max_weight)
             movers = np.flatnonzero(target >= 0)
             joins = np.stack([target[movers], graph.vwgt[movers], np.ones_like(movers)], axis=1)
             records = np.concatenate([joins, departures])

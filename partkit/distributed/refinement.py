@@ -1,8 +1,8 @@
 """Distributed refinement: label propagation on the parts, and a balancer.
 
 Refinement rounds visit one batch of vertices on every rank at once. Each
-rank proposes positive-gain moves into parts with room by the global part
-weights; an exclusive prefix sum (Exscan) of the weight proposed into each
+rank proposes the moves the serial engine's label propagation would make
+(its rating and rule) into parts with room by the global part weights; an exclusive prefix sum (Exscan) of the weight proposed into each
 part tells every rank how much room lower ranks already claimed, so the
 moves accepted in rank order never overload a part. An Allreduce of the
 weight moved keeps the part weights global, and a halo exchange the
@@ -64,14 +64,14 @@ def refine(graph: LocalGraph, part, k, max_part_weight, seed):
     ghost_xadj, ghost_rows = _ghost_neighbours(graph)
     active = np.zeros(n_local, dtype=np.bool_)
     active[boundary_vertices(graph.xadj, graph.adjacency, part)] = True
-    for sweep in range(ITERATIONS):
+    for _ in range(ITERATIONS):
         candidates = np.flatnonzero(active)
         active[:] = False
         moved_total = 0
         for current in range(BATCHES):
             mine = candidates[batch[candidates] == current]
-            target = choose_moves(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, part, mine,
-                                  weights, max_part_weight, derive(seed, "moves", sweep, current))
+            target = choose_moves(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, part, mine, weights,
+                                  max_part_weight)
             proposing = target >= 0
             proposed = np.bincount(target[proposing], weights=graph.vwgt[mine[proposing]],
                                    minlength=k).astype(np.int64)

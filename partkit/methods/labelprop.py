@@ -1,22 +1,26 @@
-"""Size-constrained label propagation partitioning (PuLP style).
+"""Size-constrained label propagation partitioning (PuLP style), on the multilevel engine's label propagation.
 
 The k labels start as regions grown breadth-first from k random seed
 vertices at the same time, each stopping at the balance bound (vertices
-left over start new regions of the lightest label), then ``rounds`` rounds alternate two objectives with the sweeps of
-:func:`partkit.methods.kernels.labelprop.lp_sweep`:
+left over start new regions of the lightest label), then ``rounds`` rounds
+each run the sweeps of
+:func:`partkit.multilevel.kernels.label_propagation.label_propagation`
+with two ratings:
 
-* balance: each vertex joins the neighbouring label that maximises its
-  connection times ``max(B / size - 1, 0)`` (``B`` the bound on a part),
-  which pulls vertices toward light parts;
-* cut: each vertex joins the neighbouring label it is most connected to,
-  if that strictly improves on its current label.
+* balance (:data:`~partkit.multilevel.kernels.label_propagation.BALANCE`,
+  ``balance_sweeps`` sweeps): each vertex joins the neighbouring label that
+  maximises its connection times ``max(B / size - 1, 0)`` (``B`` the bound
+  on a part), which pulls vertices toward light parts; then, while a part
+  is over the bound, the engine's balancer
+  (:func:`partkit.multilevel.refinement.rebalance`);
+* cut (the engine's refinement, at most ``cut_sweeps`` sweeps from all
+  vertices): each vertex joins the neighbouring label it is most connected
+  to, if that lowers the cut, or keeps it and evens out the two parts.
 
-Both objectives keep every part within the balance bound on every
-constraint (a move that would overfill a part is never made; a vertex in
-an overfull part leaves for the best part with room). Vertices are visited
-in a fresh random order every sweep and ties are broken at random, all
-from ``seed``. ``nstarts`` independent runs are made and the best is kept.
-This is a direct k-way method (no ``refine`` option).
+No move overfills a part on any constraint. Vertices are visited in a
+fresh random order every round, from ``seed``. ``nstarts`` independent
+runs are made and the best is kept. This is a direct k-way method (no
+``refine`` option).
 """
 
 from __future__ import annotations
@@ -26,7 +30,13 @@ import numpy as np
 from partkit.errors import InputError
 from partkit._random import derive, permutation
 from partkit.metrics import edge_cut, max_part_weights
-from partkit.methods.kernels.labelprop import grow_regions, label_sizes, lp_sweep
+from partkit.methods.kernels.labelprop import grow_regions
+from partkit.multilevel.context import RefinementContext
+from partkit.multilevel.kernels.label_propagation import (BALANCE, label_propagation,
+                                                          parallel_label_propagation_refine)
+from partkit.multilevel.kernels.refinement_moves import part_weights
+from partkit.multilevel.objectives import CUT
+from partkit.multilevel.refinement import rebalance
 
 
 def partition(graph, k, *, imbalance=0.03, seed=0, nstarts=4, rounds=3, balance_sweeps=2, cut_sweeps=6):
@@ -44,8 +54,8 @@ def partition(graph, k, *, imbalance=0.03, seed=0, nstarts=4, rounds=3, balance_
     rounds : int
         Number of (balance, cut) rounds per run.
     balance_sweeps, cut_sweeps : int
-        Sweeps per round with each objective; a round's cut sweeps stop early
-        when a sweep moves nothing.
+        Sweeps per round with each rating; a round's sweeps stop early when
+        a sweep moves nothing.
 
     Returns
     -------
@@ -67,16 +77,16 @@ def partition(graph, k, *, imbalance=0.03, seed=0, nstarts=4, rounds=3, balance_
 def propagate(graph, k, bound, key, rounds, balance_sweeps, cut_sweeps):
     """One label propagation run from grown regions (random stream ``key``); returns ``(labels, sizes)``."""
     labels = initial_regions(graph, k, bound[0, 0], derive(key, "regions"))
-    sizes = label_sizes(graph.vwgt, labels, k)
-    target = float(bound[0, 0])
+    sizes = part_weights(graph.vwgt, labels, k)
+    ctx = RefinementContext()
+    arrays = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, labels, sizes, bound)
     for r in range(rounds):
-        for balance, sweeps in ((True, balance_sweeps), (False, cut_sweeps)):
-            for sweep in range(sweeps):
-                sweep_key = derive(key, r, int(balance), sweep)
-                moved = lp_sweep(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, labels, sizes, bound[0],
-                                 permutation(graph.n, sweep_key), balance, target, sweep_key)
-                if moved == 0 and not balance:
-                    break
+        label_propagation(BALANCE, *arrays, labels[:0], CUT.code, CUT.data,
+                          permutation(graph.n, derive(key, "balance", r)), balance_sweeps, ctx.lp_batches)
+        if (sizes > bound).any():  # the grown regions' left-overs
+            rebalance(graph, labels, sizes, bound, ctx.balance_rounds, True)
+        parallel_label_propagation_refine(*arrays, CUT.code, CUT.data, permutation(graph.n, derive(key, r)),
+                                          cut_sweeps, ctx.lp_batches)
     return labels, sizes
 
 

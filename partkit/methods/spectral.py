@@ -6,8 +6,8 @@ the weighted graph Laplacian ``L = D - A``. Two solvers:
 * direct: ARPACK Lanczos (:func:`scipy.sparse.linalg.eigsh`) in
   shift-invert mode around a small negative shift, so ``L - sigma I`` is
   positive definite and factorisable; used up to ``ML_THRESHOLD`` vertices;
-* multilevel: coarsen by size-constrained label propagation clustering
-  (:mod:`partkit.methods.kernels.labelprop`), contract ``A_c = P^T A P``, solve the
+* multilevel: coarsen by the multilevel engine's size-constrained label
+  propagation clustering (:mod:`partkit.multilevel.kernels.label_propagation`), contract ``A_c = P^T A P``, solve the
   coarsest generalised problem ``L_c x = lambda M_c x`` (``M_c`` = number of
   fine vertices per coarse vertex, so that it is the Galerkin projection of
   the fine problem), interpolate ``x = P x_c`` level by level and refine on
@@ -34,8 +34,9 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import eigsh, minres
 
 from partkit._random import derive, permutation
+from partkit.multilevel.context import CoarseningContext
+from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_clustering
 from partkit.multilevel.recursive import check_refine, make_bisector, prefix_split, recursive_bisection
-from partkit.methods.kernels.labelprop import label_sizes, lp_sweep
 
 #: Graphs with more vertices use the multilevel solver when ``multilevel`` is None.
 ML_THRESHOLD = 50_000
@@ -139,19 +140,23 @@ def _multilevel_fiedler(a, seed):
 
 
 def _cluster(a, counts, seed):
-    """Size-constrained label propagation clustering of a weighted adjacency matrix."""
+    """Size-constrained label propagation clustering of a weighted adjacency matrix (the engine's,
+    :func:`~partkit.multilevel.kernels.label_propagation.parallel_label_propagation_clustering`), numbered
+    from 0. The clustering runs on the vertices numbered at random, so that its ties between equally
+    connected clusters (the first listed wins) fall at random, not along the numbering of a mesh."""
     n = a.shape[0]
-    xadj = a.indptr.astype(np.int64)
-    adjncy = a.indices.astype(np.int64)
-    adjwgt = np.maximum(np.rint(a.data), 1).astype(np.int64)
-    vw = counts.reshape(-1, 1).astype(np.int64)
-    labels = np.arange(n, dtype=np.int64)
-    sizes = label_sizes(vw, labels, n)
+    shuffle = permutation(n, derive(seed, "numbering"))
+    b = a[shuffle][:, shuffle].tocsr()
+    b.sort_indices()
+    vw = counts[shuffle].reshape(-1, 1).astype(np.int64)
     maxsize = np.array([max(int(vw.max()), int(np.ceil(4.0 * vw.sum() / n)))], dtype=np.int64)
-    for sweep in range(3):
-        key = derive(seed, sweep)
-        if lp_sweep(xadj, adjncy, adjwgt, vw, labels, sizes, maxsize, permutation(n, key), False, 0.0, key) == 0:
-            break
+    ctx = CoarseningContext()
+    clusters = parallel_label_propagation_clustering(b.indptr.astype(np.int64), b.indices.astype(np.int64),
+                                                     np.maximum(np.rint(b.data), 1).astype(np.int64), vw, maxsize,
+                                                     permutation(n, seed), np.zeros(n, dtype=np.int64),
+                                                     ctx.cluster_rounds, ctx.cluster_batches)
+    labels = np.empty(n, dtype=np.int64)
+    labels[shuffle] = clusters
     _, labels = np.unique(labels, return_inverse=True)
     return labels.astype(np.int64)
 

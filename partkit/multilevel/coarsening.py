@@ -32,8 +32,8 @@ import numpy as np
 from partkit._random import derive, permutation
 from partkit._threads import PARALLEL_MIN_WORK, for_work
 from partkit.graph import Graph
-from partkit.multilevel.kernels.coarsening_clustering import (parallel_label_propagation_clustering,
-                                                              sampled_transitivity)
+from partkit.multilevel.kernels.coarsening_clustering import sampled_transitivity
+from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_clustering
 from partkit.multilevel.kernels.coarsening_contraction import contract
 from partkit.multilevel.kernels.coarsening_level import matched_level
 from partkit.multilevel.kernels.coarsening_matching import matching_map, numbered_clusters, parallel_matching

@@ -10,7 +10,7 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
     and moves to non-adjacent parts only as a last resort; with several
     constraints, then trades between parts full on different constraints;
 ``lp``
-    boundary label propagation (:func:`kernels.refinement_moves.parallel_label_propagation_refine`);
+    boundary label propagation (:func:`kernels.label_propagation.parallel_label_propagation_refine`);
 ``fm``
     k-way FM with a max-gain queue and rollback to the best prefix
     (:func:`kway_fm`: the candidates of a pass are rated in parallel, then
@@ -40,8 +40,8 @@ from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
                                                           parallel_rate_for_balance, trade_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates, part_groups
-from partkit.multilevel.kernels.refinement_moves import (parallel_boundary_vertices, parallel_label_propagation_refine,
-                                                        part_weights, relaxed_bounds)
+from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
+from partkit.multilevel.kernels.refinement_moves import parallel_boundary_vertices, part_weights, relaxed_bounds
 from partkit.multilevel.kernels.objectives import MIGRATION
 from partkit.multilevel.objectives import CUT
 

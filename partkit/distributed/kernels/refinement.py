@@ -3,39 +3,30 @@
 import numpy as np
 
 from partkit._jit import njit
-from partkit._random import pair_draw
-from partkit.multilevel.kernels.refinement_moves import part_connections
+from partkit.multilevel.kernels.label_propagation import lp_accepts
+from partkit.multilevel.kernels.objectives import CUT
+from partkit.multilevel.kernels.refinement_moves import best_move, part_connections
 
 
 @njit(cache=True)
-def choose_moves(xadj, adjacency, adjwgt, vwgt, part, candidates, part_weight, max_part_weight, seed):
-    """The part each vertex of ``candidates`` (owned, ascending) gains most by joining, or -1.
-
-    Only moves with a positive cut gain into a part that stays within
-    ``max_part_weight`` (by the current, global ``part_weight``) are
-    proposed; among equal gains a hash of ``(seed, vertex, part)`` decides.
-    Returns an array aligned with ``candidates``.
+def choose_moves(xadj, adjacency, adjwgt, vwgt, part, candidates, part_weight, max_part_weight):
+    """The part each vertex of ``candidates`` (owned, ascending) moves to, or -1, rated as the serial
+    engine's label propagation rates it (:func:`~partkit.multilevel.kernels.refinement_moves.best_move`
+    by the cut, :func:`~partkit.multilevel.kernels.label_propagation.lp_accepts`) against the current,
+    global ``part_weight`` and the bound ``max_part_weight``. Returns an array aligned with ``candidates``.
     """
     k = part_weight.size
+    weights = part_weight.reshape(k, 1)
+    bounds = np.full((k, 1), max_part_weight, dtype=np.int64)
+    vwgt = vwgt.reshape(-1, 1)
     target = np.full(candidates.size, -1, dtype=np.int64)
-    conn = np.zeros(k, dtype=np.int64)
+    conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
     for i in range(candidates.size):
         v = candidates[i]
-        count = part_connections(v, xadj, adjacency, adjwgt, part, conn, touched)
-        own = part[v]
-        best, best_conn, best_key = own, conn[own], -1
-        for j in range(count):
-            p = touched[j]
-            if p == own or part_weight[p] + vwgt[v] > max_part_weight:
-                continue
-            key = pair_draw(seed, v, p)
-            if conn[p] > best_conn or (conn[p] == best_conn and best != own and key > best_key):
-                best, best_conn, best_key = p, conn[p], key
-        if best != own:
+        best, gain = best_move(xadj, adjacency, adjwgt, vwgt, part, weights, bounds, v, conn, touched, CUT, None)
+        if lp_accepts(vwgt, part, weights, v, best, gain):
             target[i] = best
-        for j in range(count):
-            conn[touched[j]] = 0
     return target
 
 

@@ -1,4 +1,7 @@
-"""Boundary label propagation for k-way refinement, and the shared move rating.
+"""The moves of k-way refinement: their rating, their bounds, the boundary, and the part weights.
+
+Label propagation (:mod:`partkit.multilevel.kernels.label_propagation`), k-way FM and the balancer
+rate moves with :func:`best_move`.
 
 A partition is refined in place. ``pw`` (k, ncon) holds the current part
 weights and is kept up to date; ``maxw`` (k, ncon) bounds every part
@@ -8,12 +11,8 @@ made when the target part stays within its bound.
 
 import numpy as np
 
-from partkit import _threads
-from partkit._borrow import borrow
 from partkit._jit import njit
-from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
-from partkit._lists import append_neighbours
-from partkit._threads import current_threads, run_ranges
+from partkit._threads import run_ranges
 from partkit.multilevel.kernels.objectives import CUT, move_gain
 
 
@@ -210,148 +209,9 @@ def edge_cut(xadj, adjncy, adjwgt, part):
     return cut // 2
 
 
-@njit(cache=True)
-def _lp_accepts(vwgt, part, pw, v, target, gain):
-    """Label propagation's rule: a move that lowers the cut, or keeps it and evens out the two parts."""
-    if target < 0 or gain < 0:
-        return False
-    if gain > 0:
-        return True
-    own = part[v]
-    for c in range(vwgt.shape[1]):
-        if pw[own, c] - vwgt[v, c] < pw[target, c] + vwgt[v, c]:
-            return False
-    return True
-
-
-def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, rounds,
-                                      batches, nchunks=None):
-    """Greedy boundary refinement: move vertices to the best adjacent part, in parallel, with the
-    same result for any thread count.
-
-    Moves are rated by ``objective`` and its ``data``
-    (:mod:`partkit.multilevel.kernels.objectives`; the cut below stands for
-    it). A vertex moves when the move reduces the cut, or keeps it and leaves the
-    source part heavier than the target afterwards (evening out the load).
-    The first sweep visits ``candidates`` (distinct vertices, usually the
-    shuffled boundary vertices); every later sweep visits the neighbours of
-    the vertices that moved in the previous one. Stops when a sweep moves
-    nothing or after ``rounds`` sweeps.
-
-    A sweep visits its vertices in ``batches`` consecutive batches (a fixed
-    number). Within a batch the vertices are rated in parallel against the
-    partition left by the previous batch (:func:`_lp_rate`, in ``nchunks``
-    ranges, default the threads in effect, each range with at least
-    :data:`partkit._threads.MIN_RANGE` vertices); those whose best move passes
-    the rule are then rated again and moved one by one in visiting order
-    (so every move is exact and respects the bound). The sweeps run in
-    :func:`_lp_sweeps`, which rates the batches itself on one thread (one
-    call for the whole refinement).
-
-    Returns
-    -------
-    int
-        Total reduction of the objective.
-    """
-    grain = _threads.MIN_RANGE if nchunks is None else 1
-    if nchunks is None:
-        nchunks = current_threads()
-    n = xadj.size - 1
-    size = max(n, candidates.size, 1)
-    current = np.empty(size, dtype=np.int64)
-    current[:candidates.size] = candidates
-    following = np.empty(size, dtype=np.int64)
-    wants = np.zeros(size, dtype=np.bool_)
-    queued = np.zeros(n, dtype=np.bool_)
-    state = np.zeros(_LP_STATE_SIZE, dtype=np.int64)
-    state[_LP_SIZE] = candidates.size
-    while _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, following, wants, queued,
-                     state, rounds, batches, nchunks, grain):
-        lo, hi = int(state[_LP_LO]), int(state[_LP_HI])
-        run_ranges(_lp_rate, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, wants), hi - lo,
-                   min(nchunks, (hi - lo) // grain), lo)
-        state[_LP_RATED] = 1
-    return int(state[_LP_IMPROVEMENT])
-
-
-# fields of the state of a label propagation between calls of _lp_sweeps
-_LP_ROUND, _LP_BATCH, _LP_SIZE, _LP_NEXT, _LP_RATED, _LP_LO, _LP_HI, _LP_IMPROVEMENT, _LP_STATE_SIZE = range(9)
-
-
-@njit(cache=True)
-def _lp_sweeps(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, following, wants, queued, state,
-               rounds, batches, nchunks, grain):
-    """Run the sweeps of :func:`parallel_label_propagation_refine` from ``state``: the vertices of a sweep
-    are ``current[:state[_LP_SIZE]]``. Returns True when batch ``state[_LP_LO] .. state[_LP_HI] - 1`` is to
-    be rated in parallel (``nchunks > 1`` and at least two ranges of ``grain`` vertices), False when done.
-    Rates the other batches itself."""
-    k = pw.shape[0]
-    conn = np.full(k, -1, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
-    # borrowed views: no reference counting per call of best_move (partkit._borrow)
-    xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, data = borrow(pw), borrow(maxw), borrow(data)
-    while state[_LP_ROUND] < rounds:
-        size = state[_LP_SIZE]
-        while state[_LP_BATCH] < batches:
-            b = state[_LP_BATCH]
-            lo = b * size // batches
-            hi = (b + 1) * size // batches
-            if state[_LP_RATED] == 0:
-                if nchunks > 1 and hi - lo >= 2 * grain:
-                    state[_LP_LO] = lo
-                    state[_LP_HI] = hi
-                    return True
-                _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, wants, lo, hi)
-            nnext = state[_LP_NEXT]
-            for idx in range(lo, hi):
-                if not wants[idx]:
-                    continue
-                v = current[idx]
-                target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, data)
-                if not _lp_accepts(vwgt, part, pw, v, target, gain):
-                    continue
-                move_vertex(vwgt, part, pw, v, target)
-                state[_LP_IMPROVEMENT] += gain
-                nnext = append_neighbours(xadj, adjncy, v, queued, following, nnext)
-            state[_LP_NEXT] = nnext
-            state[_LP_RATED] = 0
-            state[_LP_BATCH] += 1
-        nnext = state[_LP_NEXT]
-        if nnext == 0:
-            break
-        for idx in range(nnext):
-            u = following[idx]
-            queued[u] = False
-            current[idx] = u
-        state[_LP_SIZE] = nnext
-        state[_LP_NEXT] = 0
-        state[_LP_BATCH] = 0
-        state[_LP_ROUND] += 1
-    return False
-
-
-@njit(cache=True)
-def _lp_rate(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, current, wants, lo, hi):
-    """Whether each vertex of ``current[lo:hi]`` wants to move under label propagation's rule, into ``wants``."""
-    k = pw.shape[0]
-    conn = np.full(k, -1, dtype=np.int64)
-    touched = np.empty(k, dtype=np.int64)
-    # borrowed views: no reference counting per call of best_move (partkit._borrow)
-    xadj, adjncy, adjwgt, vwgt, part = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(part)
-    pw, maxw, current, data = borrow(pw), borrow(maxw), borrow(current), borrow(data)
-    fetch = xadj.size > MIN_VERTICES
-    for idx in range(lo, hi):
-        if fetch:
-            prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, part, current, idx, hi)
-        v = current[idx]
-        target, gain = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched, objective, data)
-        wants[idx] = _lp_accepts(vwgt, part, pw, v, target, gain)
-
-
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
-PARALLEL_KERNELS = (_lp_sweeps, boundary_in_range)
+PARALLEL_KERNELS = (boundary_in_range,)
 
 
 @njit(cache=True)
