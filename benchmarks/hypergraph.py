@@ -45,7 +45,7 @@ Examples::
     python benchmarks/hypergraph.py --quick              # seconds: two small matrices, k = 2, 8
     python benchmarks/hypergraph.py --tools partkit-hg,mtkahypar -k 8 --json out.json
     python benchmarks/hypergraph.py --skewed --tools partkit-hg,mtkahypar   # issue 34 (about 10 minutes)
-    python benchmarks/hypergraph.py --large --tools partkit-hg,mtkahypar    # issue 29 (about 20 minutes a seed)
+    python benchmarks/hypergraph.py --large --tools partkit-hg,mtkahypar    # issue 29 (20-40 minutes a seed, shared machine)
 """
 
 from __future__ import annotations
