@@ -113,3 +113,15 @@ def test_cli_rectangular_hgr_and_errors(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "--method applies to the graph model" in err and "nope" in err and "k must be" in err
 
+
+
+def test_boolean_options_parse_true_and_false():
+    from partkit.cli._hypergraph import context_options
+    from partkit.errors import InputError
+    from partkit.hypergraph.partitioner import Context
+
+    assert context_options(Context(), ["communities=true"], "hypergraph").communities is True
+    assert context_options(Context(communities=True), ["communities=false"], "hypergraph").communities is False
+    assert context_options(Context(), ["heavy_node_penalty=1"], "hypergraph").heavy_node_penalty is True
+    with pytest.raises(InputError, match="communities must be of type bool"):
+        context_options(Context(), ["communities=maybe"], "hypergraph")

@@ -241,3 +241,75 @@ def test_bisection_levels_drop_nets_heavier_than_a_side():
     part = partition(h, 2, seed=0)
     # vertex 0 (the dense row) is a pin of every net: the half of the nets on the other side are cut
     assert balanced(h, part, 2, 0.03) and connectivity_minus_one(h, part, 2) <= n // 2 + 6
+
+
+def test_louvain_finds_planted_communities():
+    # four blocks of 60 rows, every column 12 random rows of one block,, joined by a few columns across blocks
+    from partkit.hypergraph.partitioner import Context, _communities, _level
+    from partkit._random import derive
+
+    rng = np.random.default_rng(3)
+    blocks, size = 4, 60
+    rows = [b * size + rng.choice(size, 12, replace=False) for b in range(blocks) for _ in range(size)]
+    cols = [np.full(12, j) for j in range(blocks * size)]
+    across = [rng.choice(blocks * size, 2, replace=False) for _ in range(8)]
+    rows += across
+    cols += [np.full(2, blocks * size + j) for j in range(len(across))]
+    a = sp.csr_matrix((np.ones(sum(r.size for r in rows)), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(blocks * size, blocks * size + len(across)))
+    h = Hypergraph.from_matrix(a, vertex_weights="unit")
+    community = _communities(_level(h.net_ptr, h.pins, h.net_cost, h.vwgt), Context(), derive(0, "test"))
+    block = np.arange(blocks * size) // size
+    # every block is one community and no community spans two blocks
+    assert all(np.unique(community[block == b]).size == 1 for b in range(blocks))
+    assert np.unique(community).size == blocks
+
+
+def test_coarsening_never_merges_two_communities():
+    from partkit.generators import rmat_matrix
+    from partkit.hypergraph.partitioner import Context, _coarsen, _level
+    from partkit._random import KeyStream
+
+    h = Hypergraph.from_matrix(rmat_matrix(11, seed=2), vertex_weights="unit")
+    community = np.arange(h.n) % 3
+    hierarchy, maps = _coarsen(_level(h.net_ptr, h.pins, h.net_cost, h.vwgt), 200, Context(), KeyStream(0),
+                               community=community)
+    assert len(maps) >= 2
+    coarse_of = np.arange(h.n)
+    for level_map in maps:
+        coarse_of = level_map[coarse_of]
+        owners = np.full(coarse_of.max() + 1, -1)
+        owners[coarse_of] = community
+        assert np.array_equal(owners[coarse_of], community)
+    # without communities the same coarsening merges vertices of different residues
+    _, free_maps = _coarsen(_level(h.net_ptr, h.pins, h.net_cost, h.vwgt), 200, Context(), KeyStream(0))
+    free = free_maps[0]
+    owners = np.full(free.max() + 1, -1)
+    owners[free] = community
+    assert not np.array_equal(owners[free], community)
+
+
+def test_localized_fm_reports_its_gain_and_keeps_the_bound():
+    # every call's reported reduction is the true λ-1 reduction: the searches' roll-backs keep the gain
+    # cache exact (a stale cache misreports gains and makes later searches move on wrong ones)
+    from partkit.hypergraph.kernels.coarsening import transpose
+    from partkit.hypergraph.kernels.refinement import connectivity_cost, localized_fm, pin_counts
+
+    h = Hypergraph.from_matrix(_random_rows(600, 4, seed=5), vertex_weights="unit")
+    vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
+    k = 6
+    part = np.random.default_rng(5).permutation(np.arange(h.n) % k)
+    pc, lam = pin_counts(h.net_ptr, h.pins, part, k)
+    pw = np.bincount(part, minlength=k).astype(np.int64)
+    maxw = np.full(k, int(1.03 * h.n / k), dtype=np.int64)
+    start = before = connectivity_cost(h.net_cost, lam)
+    for r in range(4):
+        gain = localized_fm(h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw, 1 + r, 5,
+                            100, 1000, r)
+        fresh_pc, fresh_lam = pin_counts(h.net_ptr, h.pins, part, k)
+        assert np.array_equal(pc, fresh_pc) and np.array_equal(lam, fresh_lam)
+        after = connectivity_cost(h.net_cost, lam)
+        assert gain >= 0 and before - after == gain
+        before = after
+    assert before < 0.8 * start
+    assert np.array_equal(pw, np.bincount(part, minlength=k)) and (pw <= maxw).all()

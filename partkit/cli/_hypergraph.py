@@ -33,11 +33,18 @@ def print_summary(h, result, extra=""):
           f"empty parts {result['empty_parts']}")
 
 
+def _boolean(text):
+    words = {"true": True, "1": True, "false": False, "0": False}
+    if text.lower() not in words:
+        raise ValueError(text)
+    return words[text.lower()]
+
+
 def context_options(context, pairs, what):
     """``context`` (a frozen dataclass of parameters) with ``-O KEY=VALUE`` pairs applied.
 
-    A value is parsed as the type of the field's current value (int, float
-    or str); an unknown key or a value of the wrong type or sign is an
+    A value is parsed as the type of the field's current value (int, float,
+    str, or bool: ``true``/``false``, ``1``/``0``); an unknown key or a value of the wrong type or sign is an
     :class:`~partkit.InputError` naming the option.
     """
     from dataclasses import fields, replace
@@ -51,7 +58,7 @@ def context_options(context, pairs, what):
         if not sep or key not in kinds:
             raise InputError(f"{what} has no option {pair!r} (KEY=VALUE with KEY one of: {', '.join(sorted(kinds))})")
         try:
-            value = kinds[key](text)
+            value = _boolean(text) if kinds[key] is bool else kinds[key](text)
         except ValueError:
             raise InputError(f"-O {pair}: {key} must be of type {kinds[key].__name__}") from None
         if isinstance(value, (int, float)) and not (0 <= value < 2**31):

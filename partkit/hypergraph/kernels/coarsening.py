@@ -37,14 +37,15 @@ def _join(u, c, rep, cw, vwgt, joined):
 
 
 @njit(cache=True)
-def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_clusters, seed):
+def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, community, max_weight, large_net, min_clusters, penalty, seed):
     """One clustering pass by the heavy-net rating; returns ``(coarse_of, number of clusters)``.
 
     Vertices are visited in a random order; a vertex ``u`` not yet clustered
     joins the neighbouring cluster ``C`` maximising
-    ``sum over shared nets e of w(e) / (|e| - 1)``, divided by
-    ``w(u) * w(C)`` (the heavy-node penalty, which keeps clusters even),
-    among those whose weight stays within ``max_weight``; ties prefer a
+    ``sum over shared nets e of w(e) / (|e| - 1)`` (divided by
+    ``w(u) * w(C)`` when ``penalty``: the heavy-node penalty),
+    among those of its own ``community`` whose weight stays within
+    ``max_weight``; ties prefer a
     vertex not yet clustered, then the lighter cluster. Nets with more than ``large_net`` pins are not
     rated. The pass stops once ``min_clusters`` clusters remain.
 
@@ -52,7 +53,8 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
     only large nets, or none) are then grouped two hops apart, as in
     Mt-KaHyPar: those whose best cluster is the same, those whose first
     large net is the same, and those with no net at all, each group filled
-    up to ``max_weight`` in visiting order. Without this step, coarsening
+    up to ``max_weight`` in visiting order (a vertex of another community
+    than the group's opens a new one). No cluster spans two communities. Without this step, coarsening
     of a power-law hypergraph stalls on its hubs' satellites and its
     isolated vertices long before the target.
     """
@@ -100,11 +102,14 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
         favourite = -1
         for t in range(nt):
             c = touched[t]
+            if community[c] != community[u]:
+                continue
             if favourite < 0 or rating[c] > rating[favourite]:
                 favourite = c
             if cw[c] + vwgt[u] > max_weight:
                 continue
-            rating[c] /= max(cw[c], 1) * max(vwgt[u], 1)
+            if penalty:
+                rating[c] /= max(cw[c], 1) * max(vwgt[u], 1)
             if best < 0 or rating[c] > rating[best] or (rating[c] == rating[best] and (
                     (joined[best] and not joined[c])
                     or (joined[best] == joined[c] and cw[c] < cw[best]))):
@@ -123,7 +128,7 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, max_weight, large_net, min_c
         if joined[u] or alone_key[u] < 0:
             continue
         r = open_group[alone_key[u]]
-        if r >= 0 and cw[r] + vwgt[u] <= max_weight:
+        if r >= 0 and cw[r] + vwgt[u] <= max_weight and community[r] == community[u]:
             _join(u, r, rep, cw, vwgt, joined)
             clusters -= 1
         else:

@@ -16,7 +16,7 @@ import numpy as np
 
 from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
-from partkit._heap import heap_pop, heap_push, heap_remove, heap_set, new_heap
+from partkit._heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set, new_heap
 
 
 @njit(cache=True)
@@ -191,33 +191,26 @@ def _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw
 
 
 @njit(cache=True)
-def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, large_net):
-    """One k-way FM pass on λ-1 gains; keeps its best prefix of moves and returns its λ-1 reduction.
+def _search_buffers(n):
+    """Empty heap, locks, stamps, touched list and move records of :func:`_search` for ``n`` vertices."""
+    return (new_heap(n), np.zeros(n, dtype=np.bool_), np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
 
-    Boundary vertices wait in a max-heap keyed by their best move's gain,
-    read from the gain cache (:func:`gain_cache`) in O(k). The popped
-    vertex's move is re-read (its key may be stale through the balance or
-    a large net); a lower gain sends it back to the heap, else it moves
-    and is locked. A move updates the cache by the delta rules (only nets
-    whose pin counts cross 0/1 or 1/2 are scanned) and re-keys the vertices
-    whose entries changed, except on nets with more than ``large_net`` pins
-    (left to the lazy check). The pass stops after ``stop`` moves without
-    improvement. One pass a call: the caller loops, and Ctrl-C is handled
-    between passes.
+
+@njit(cache=True)
+def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, locked,
+            stamp, visit, touched, moved_v, moved_from, stop, large_net):
+    """FM moves from ``heap`` until it is empty or ``stop`` moves in a row did not improve.
+
+    The popped vertex's move is re-read (its key may be stale through the
+    balance or a large net); a lower gain sends it back to the heap, else
+    it moves and is locked. A move updates the cache by the delta rules and
+    (re-)keys the unlocked vertices whose entries changed, which brings the
+    neighbours of a moved vertex into the heap. Moves are recorded in
+    ``moved_v``/``moved_from`` (stamps ``visit, visit + 1, ...``). Returns
+    ``(moves, length of the best prefix, its λ-1 reduction)``.
     """
-    n = vwgt.size
-    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
-    items, keys, pos, size = new_heap(n)
-    locked = np.zeros(n, dtype=np.bool_)
-    stamp = np.full(n, -1, dtype=np.int64)
-    touched = np.empty(n, dtype=np.int64)
-    moved_v = np.empty(n, dtype=np.int64)
-    moved_from = np.empty(n, dtype=np.int64)
-    for u in range(n):
-        if _boundary(u, vptr, vnets, lam):
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
-            if t >= 0:
-                heap_push(items, keys, pos, size, u, g)
+    items, keys, pos, size = heap
     nm = 0
     cur = 0
     best = 0
@@ -229,7 +222,7 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
             continue
         p = part[u]
         nt = _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn,
-                          large_net, stamp, nm, touched)
+                          large_net, stamp, visit + nm, touched)
         locked[u] = True
         moved_v[nm] = u
         moved_from[nm] = p
@@ -248,9 +241,87 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
                 heap_set(items, keys, pos, size, v, g2)
             else:
                 heap_remove(items, keys, pos, size, v)
+    return nm, best_nm, best
+
+
+@njit(cache=True)
+def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, large_net):
+    """One k-way FM pass on λ-1 gains; keeps its best prefix of moves and returns its λ-1 reduction.
+
+    Boundary vertices wait in a max-heap keyed by their best move's gain,
+    read from the gain cache (:func:`gain_cache`) in O(k); :func:`_search`
+    moves them (re-keying the pins of the nets whose counts crossed, except
+    on nets with more than ``large_net`` pins, left to the lazy check) until
+    ``stop`` moves without improvement. One pass a call: the caller loops,
+    and Ctrl-C is handled between passes.
+    """
+    n = vwgt.size
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    heap, locked, stamp, touched, moved_v, moved_from = _search_buffers(n)
+    for u in range(n):
+        if _boundary(u, vptr, vnets, lam):
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
+            if t >= 0:
+                heap_push(heap[0], heap[1], heap[2], heap[3], u, g)
+    nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn,
+                                heap, locked, stamp, 0, touched, moved_v, moved_from, stop, large_net)
     for i in range(nm - 1, best_nm - 1, -1):
         move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
     return best
+
+
+@njit(cache=True)
+def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seeds, stop, large_net,
+                 seed):
+    """Rounds of localized k-way FM (Mt-KaHyPar's): many small searches that together cover the boundary.
+
+    In a round, boundary vertices are taken in random order, ``seeds``
+    unlocked ones at a time, to start a search (:func:`_search`) whose heap
+    holds only them and grows by the neighbours its moves touch; it ends
+    after ``stop`` moves without improvement and keeps its best prefix
+    (rolled back through the gain cache, which stays exact for the next
+    search and round: it is built once). A vertex moved by a search stays
+    locked for the round. The rounds stop early when one gains nothing.
+    Returns the λ-1 reduction.
+    """
+    n = vwgt.size
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    heap, locked, stamp, touched, moved_v, moved_from = _search_buffers(n)
+    items, keys, pos, size = heap
+    order = np.empty(n, dtype=np.int64)
+    visit = 0
+    total = 0
+    for r in range(rounds):
+        fill_permutation(order, subkey(seed, r))
+        locked[:] = False
+        gained = 0
+        i = 0
+        while i < n:
+            taken = 0
+            while i < n and taken < seeds:
+                u = order[i]
+                i += 1
+                if locked[u] or not _boundary(u, vptr, vnets, lam):
+                    continue
+                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
+                if t >= 0:
+                    heap_push(items, keys, pos, size, u, g)
+                    taken += 1
+            if taken == 0:
+                continue
+            nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit,
+                                        conn, heap, locked, stamp, visit, touched, moved_v, moved_from, stop,
+                                        large_net)
+            visit += nm
+            for j in range(nm - 1, best_nm - 1, -1):
+                _move_cached(moved_v[j], moved_from[j], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
+                             benefit, conn, -1, stamp, 0, stamp[:0])
+            heap_clear(items, keys, pos, size)
+            gained += best
+        total += gained
+        if gained <= 0:
+            break
+    return total
 
 
 @njit(cache=True)
