@@ -228,8 +228,8 @@ def test_refinement_kernels_improve_and_keep_balance():
     assert np.all(pw <= bound)
 
 
-@pytest.mark.parametrize("seed_loss", [0.0, 0.125, 1.0])
-def test_localized_fm_lowers_the_cut_it_reports_and_keeps_the_bound(seed_loss):
+@pytest.mark.parametrize("seed_loss, stop_alpha", [(0.0, 0.0), (0.125, 0.0), (1.0, 0.0), (0.125, 1.0), (1.0, 0.1)])
+def test_localized_fm_lowers_the_cut_it_reports_and_keeps_the_bound(seed_loss, stop_alpha):
     g = delaunay(4000, seed=8)
     k = 8
     part = (g.coords[:, 0] * k).astype(np.int64)
@@ -241,9 +241,23 @@ def test_localized_fm_lowers_the_cut_it_reports_and_keeps_the_bound(seed_loss):
     assert rebalance(g, part, pw, bound, 20, True)
     before = edge_cut(g, part)
     gain = kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, boundary_vertices(g.xadj, g.adjncy, part),
-                   2, 100, 64, local_bad=20, seed_loss=seed_loss)
+                   2, 100, 64, local_bad=20, seed_loss=seed_loss, stop_alpha=stop_alpha)
     assert edge_cut(g, part) == before - gain and gain > 0
     assert np.array_equal(pw, part_weights(g, part, k)) and np.all(pw <= bound)
+
+
+def test_adaptive_stop_waits_for_evidence_of_a_losing_drift():
+    from partkit.multilevel.kernels.stop_rule import adaptive_stop
+    beta = np.log(10_000)
+    def stops(gains, alpha):
+        gains = np.asarray(gains, dtype=np.float64)
+        return adaptive_stop(gains.size, gains.sum(), (gains * gains).sum(), alpha, beta)
+    assert not stops([-5] * 9, 1.0)  # never within beta moves
+    assert stops([-1] * 10, 1.0)  # a steady loss: 10 * 1 > 0 + ln 10^4
+    assert not stops([-1, 3, -4, 2, -3, 1, -2, 4, -3, 1], 1.0)  # noisy, drift -0.2: a new best is likely
+    assert not stops([0] * 30, 1.0)  # no drift: zero-gain moves may lead somewhere
+    assert stops([-3, -1, -2, -2, -1, -3, -2, -2, -1, -3], 1.0) and not stops([-3, -1, -2, -2, -1, -3, -2, -2,
+                                                                              -1, -3], 100.0)
 
 
 def test_localized_fm_cuts_less_than_one_global_search():

@@ -225,6 +225,12 @@ class RefinementContext:
         a new best of its own (``fm_max_bad`` and ``fm_bad_share`` unused),
         from the vertices whose best move loses at most ``fm_seed_loss``
         times their weighted degree.
+    fm_stop_alpha : float
+        With more than 0, a localized search also stops once its moves since
+        its last best make a new best unlikely (KaHyPar's random-walk rule,
+        :func:`kernels.stop_rule.adaptive_stop`, with this ``alpha`` and
+        ``beta = ln n``): a search whose moves keep losing stops before
+        ``fm_local_bad`` moves.
     fm_degree_factor, fm_degree_min : float, int
         FM moves only vertices with at most
         ``max(fm_degree_min, fm_degree_factor * average degree)`` edges;
@@ -249,6 +255,7 @@ class RefinementContext:
     fm_bad_share: float = 0.1
     fm_local_bad: int = 20
     fm_seed_loss: float = 0.125
+    fm_stop_alpha: float = 1.0
     fm_degree_factor: float = 8.0
     fm_degree_min: int = 64
     balance_rounds: int = 20
@@ -300,7 +307,8 @@ PRESET_OVERRIDES = {
     "strong": {"initial.tries": 40, "initial.start_fm_passes": 10,
                "initial.level_fm_passes": 8, "initial.runs": 4, "initial.min_bad_moves": 50,
                "refinement.lp_rounds": 6, "refinement.fm_passes": 3, "refinement.bisection_fm_passes": 8,
-               "refinement.fm_local_bad": 30, "refinement.fm_seed_loss": 0.25, "refinement.fm_large_level": 0,
+               "refinement.fm_local_bad": 30, "refinement.fm_seed_loss": 0.25, "refinement.fm_stop_alpha": 0.0,
+               "refinement.fm_large_level": 0,
                "runs": 4, "vcycles": 3},
 }
 

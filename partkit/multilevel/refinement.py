@@ -145,7 +145,8 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
             groups = fm_groups(ctx, g.n, k, objective)
             kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, npasses, max_bad,
-                    fm_degree_limit(g.xadj, ctx), shuffle, objective, groups, ctx.fm_local_bad, ctx.fm_seed_loss)
+                    fm_degree_limit(g.xadj, ctx), shuffle, objective, groups, ctx.fm_local_bad, ctx.fm_seed_loss,
+                    ctx.fm_stop_alpha)
 
 
 def _algorithms(ctx, k):
@@ -160,7 +161,7 @@ def _starts_from_boundary(ctx, k):
 
 
 def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max_bad, degree_limit, shuffle=None,
-            objective=CUT, groups=1, local_bad=0, seed_loss=0.0):
+            objective=CUT, groups=1, local_bad=0, seed_loss=0.0, stop_alpha=0.0):
     """Refine ``part`` in place by k-way FM passes for ``objective``; returns its total reduction.
 
     Parameters
@@ -191,6 +192,9 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
     seed_loss : float
         A localized search starts only from a candidate whose best move
         loses at most this share of its weighted degree.
+    stop_alpha : float
+        With more than 0, a localized search also stops by the adaptive
+        rule (:func:`kernels.stop_rule.adaptive_stop`) with this ``alpha``.
     degree_limit : int
         Vertices with more edges than this (the hubs of a power-law graph)
         are left where they are: rating them after every move of a
@@ -234,10 +238,10 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
         common = (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code, objective.data)
         if groups == 1:
-            calls = [(*common, candidates, targets, gains, max_bad, degree_limit, local_bad, seed_loss, *work[0])]
+            calls = [(*common, candidates, targets, gains, max_bad, degree_limit, local_bad, seed_loss, stop_alpha, *work[0])]
         else:
             group = part_groups(xadj, adjncy, part, candidates, groups, k, locked)
-            calls = [(*common, candidates[mine], targets[mine], gains[mine], max_bad, degree_limit, local_bad, seed_loss, *work[g])
+            calls = [(*common, candidates[mine], targets[mine], gains[mine], max_bad, degree_limit, local_bad, seed_loss, stop_alpha, *work[g])
                      for g, mine in enumerate(group == g for g in range(groups))]
         if current_threads() > 1:
             bests = run_calls(fm_pass, calls)
@@ -248,7 +252,7 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
             seam = candidates[group < 0]
             targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
                                                       objective.data, seam, degree_limit)
-            bests.append(fm_pass(*common, seam, targets, gains, max_bad, degree_limit, local_bad, seed_loss, *work[0]))
+            bests.append(fm_pass(*common, seam, targets, gains, max_bad, degree_limit, local_bad, seed_loss, stop_alpha, *work[0]))
         best = sum(bests)
         total += best
         if best <= 0:

@@ -14,6 +14,7 @@ from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 
 from partkit._heap import heap_clear, heap_pop, heap_push, heap_set
+from partkit.multilevel.kernels.stop_rule import adaptive_stop
 
 
 @njit(cache=True)
@@ -113,18 +114,6 @@ def cut_cost(nwgt, pc):
 
 
 @njit(cache=True)
-def _stop_search(steps, total, squares, alpha, beta):
-    """Adaptive stop of a pass (KaHyPar's random-walk model): the gains since the last improvement,
-    of mean ``mu`` and variance ``var``, make a further improvement unlikely once
-    ``steps * mu**2 > alpha * var + beta`` with a negative drift."""
-    if steps <= beta:
-        return False
-    mu = total / steps
-    var = squares / steps - mu * mu
-    return mu < 0 and steps * mu * mu > alpha * var + beta
-
-
-@njit(cache=True)
 def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, stop, alpha,
              locked, items, keys, pos, size, moves, pending, queued):
     """One FM pass from the boundary vertices; keeps the best prefix of moves, returns its cut reduction."""
@@ -146,7 +135,7 @@ def _fm_pass(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, gain, pw, maxw, s
     total = 0.0  # sum and sum of squares of the gains since the last improvement
     squares = 0.0
     beta = np.log(max(n, 2))
-    while since < stop and not _stop_search(since, total, squares, alpha, beta):
+    while since < stop and not adaptive_stop(since, total, squares, alpha, beta):
         viol = _violation(pw, maxw)
         pick = -1
         for s in range(2):

@@ -29,6 +29,7 @@ import numpy as np
 
 from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
+from partkit.multilevel.kernels.refinement_moves import weighted_degree
 from partkit.multilevel.kernels.bucket_queue import (
     _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
 
@@ -58,11 +59,7 @@ def _max_weighted_degree(xadj, adjwgt):
     """Largest sum of edge weights at one vertex (bounds the FM gains)."""
     maxdeg = 0
     for v in range(xadj.size - 1):
-        d = 0
-        for j in range(xadj[v], xadj[v + 1]):
-            d += adjwgt[j]
-        if d > maxdeg:
-            maxdeg = d
+        maxdeg = max(maxdeg, weighted_degree(xadj, adjwgt, v))
     return maxdeg
 
 

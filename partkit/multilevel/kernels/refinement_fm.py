@@ -21,7 +21,8 @@ from partkit._heap import heap_build, heap_clear, heap_pop, heap_remove, heap_se
 from partkit._jit import njit
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._threads import run_ranges
-from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex
+from partkit.multilevel.kernels.refinement_moves import best_move, move_vertex, weighted_degree
+from partkit.multilevel.kernels.stop_rule import adaptive_stop
 
 
 def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, degree_limit,
@@ -62,7 +63,8 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objecti
 
 @njit(cache=True)
 def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, targets, gains, max_bad_moves,
-            degree_limit, local_bad, seed_loss, items, keys, pos, size, locked, moved_v, moved_from, conn, touched):
+            degree_limit, local_bad, seed_loss, stop_alpha, items, keys, pos, size, locked, moved_v, moved_from, conn,
+            touched):
     """One k-way FM pass from rated candidates (``targets``, ``gains``) under ``objective`` and its ``data``
     (:mod:`partkit.multilevel.kernels.objectives`); returns its reduction of the objective.
 
@@ -70,9 +72,13 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candida
     once, stopped after ``max_bad_moves`` moves without a new best. With
     ``local_bad`` > 0 it is localized, as in KaMinPar and Mt-KaHyPar: one
     search from each candidate in turn (not moved yet in this pass, whose
-    best move loses at most ``seed_loss`` times its weighted degree), growing from the vertices it moves, stopped after ``local_bad``
-    moves without a new best of its own and rolled back to that best;
-    ``max_bad_moves`` is then unused. A vertex moves at most once a pass.
+    best move loses at most ``seed_loss`` times its weighted degree),
+    growing from the vertices it moves, stopped after ``local_bad`` moves
+    without a new best of its own, or earlier by the adaptive rule
+    (:func:`~partkit.multilevel.kernels.stop_rule.adaptive_stop`, with
+    ``alpha = stop_alpha``, ``beta = ln n``) when ``stop_alpha`` > 0, and
+    rolled back to that best; ``max_bad_moves`` is then unused. A vertex
+    moves at most once a pass.
 
     ``candidates`` must be distinct. ``items, keys, pos, size`` is an empty heap over the vertices
     (:func:`partkit._heap.new_heap`), ``locked`` all False, ``moved_v``
@@ -91,44 +97,40 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candida
         heap_build(items, keys, pos, size, candidates, gains, targets >= 0)
         nmoves, total = _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_bad_moves,
                                    degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn, touched,
-                                   nmoves, budget)
+                                   nmoves, budget, 0.0)
     else:
         for idx in range(candidates.size):
             v = candidates[idx]
             if budget[0] < 0:
                 break
-            if locked[v] or targets[idx] < 0 or -gains[idx] > seed_loss * _weighted_degree(xadj, adjwgt, v):
+            if locked[v] or targets[idx] < 0 or -gains[idx] > seed_loss * weighted_degree(xadj, adjwgt, v):
                 continue
             heap_set(items, keys, pos, size, v, gains[idx])
             nmoves, best = _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, local_bad,
                                       degree_limit, items, keys, pos, size, locked, moved_v, moved_from, conn,
-                                      touched, nmoves, budget)
+                                      touched, nmoves, budget, stop_alpha)
             total += best
     for i in range(nmoves):
         locked[moved_v[i]] = False
     return total
 
 
-@njit(cache=True, inline="always")
-def _weighted_degree(xadj, adjwgt, v):
-    total = 0
-    for e in range(xadj[v], xadj[v + 1]):
-        total += adjwgt[e]
-    return total
-
-
 @njit(cache=True)
 def _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_bad_moves, degree_limit, items, keys,
-               pos, size, locked, moved_v, moved_from, conn, touched, first, budget):
+               pos, size, locked, moved_v, moved_from, conn, touched, first, budget, stop_alpha):
     """One FM search of :func:`fm_pass` from the vertices in the heap: best move first, neighbours re-rated,
-    stopped after ``max_bad_moves`` moves without a new best or when ``budget[0]`` (re-rating work) runs
-    out; the heap is emptied and the moves after the best undone. The moves are logged in ``moved_v`` and
-    ``moved_from`` from ``first`` on, and stay locked. Returns ``(end of the log, reduction)``."""
+    stopped after ``max_bad_moves`` moves without a new best, by the adaptive rule (``stop_alpha`` > 0), or
+    when ``budget[0]`` (re-rating work) runs out; the heap is emptied and the moves after the best undone.
+    The moves are logged in ``moved_v`` and ``moved_from`` from ``first`` on, and stay locked. Returns
+    ``(end of the log, reduction)``."""
     nmoves = first
     current = 0
     best = 0
     best_moves = first
     bad = 0
+    beta = np.log(xadj.size)
+    total = 0.0
+    squares = 0.0
     while size[0] > 0 and budget[0] >= 0:
         popped = keys[0]
         v = heap_pop(items, keys, pos, size)
@@ -148,9 +150,13 @@ def _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_
             best = current
             best_moves = nmoves
             bad = 0
+            total = 0.0
+            squares = 0.0
         else:
             bad += 1
-            if bad > max_bad_moves:
+            total += gain
+            squares += gain * gain
+            if bad > max_bad_moves or (stop_alpha > 0 and adaptive_stop(bad, total, squares, stop_alpha, beta)):
                 break
         for e in range(xadj[v], xadj[v + 1]):
             u = adjncy[e]

@@ -131,6 +131,15 @@ def move_vertex(vwgt, part, pw, v, to):
 
 
 @njit(cache=True, inline="always")
+def weighted_degree(xadj, adjwgt, v):
+    """The sum of the weights of ``v``'s edges."""
+    total = 0
+    for e in range(xadj[v], xadj[v + 1]):
+        total += adjwgt[e]
+    return total
+
+
+@njit(cache=True, inline="always")
 def on_boundary(xadj, adjncy, part, v):
     """Whether ``v`` has a neighbour in another part."""
     p = part[v]
