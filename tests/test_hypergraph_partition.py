@@ -303,9 +303,9 @@ def test_localized_fm_reports_its_gain_and_keeps_the_bound():
     pw = np.bincount(part, minlength=k).astype(np.int64)
     maxw = np.full(k, int(1.03 * h.n / k), dtype=np.int64)
     start = before = connectivity_cost(h.net_cost, lam)
-    for r in range(4):
+    for r in range(4):  # rounds 1-4, the adaptive stop on in the odd ones
         gain = localized_fm(h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw, 1 + r, 5,
-                            100, 1000, r)
+                            100, float(r % 2), 0.0, 1000, r)
         fresh_pc, fresh_lam = pin_counts(h.net_ptr, h.pins, part, k)
         assert np.array_equal(pc, fresh_pc) and np.array_equal(lam, fresh_lam)
         after = connectivity_cost(h.net_cost, lam)

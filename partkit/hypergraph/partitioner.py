@@ -97,9 +97,15 @@ class Context:
     lp_rounds : int
         Label-propagation rounds per level (5).
     local_rounds, local_seeds, local_stop : int
-        Localized k-way FM: rounds (10, fewer when a round gains nothing),
+        Localized k-way FM: rounds (10, fewer when a round gains little),
         boundary vertices that start one search (5), moves without
         improvement before a search stops (100).
+    local_alpha, local_min_share : float
+        A search also stops by the adaptive rule with ``alpha = local_alpha``
+        (4.0; 0 turns it off); the rounds stop after one that lowered λ-1 by
+        no more than ``local_min_share`` of its value (0.001). Together, on
+        matrices outside the benchmarks' sets (k = 8, 64): λ-1 0.995 x in
+        0.82 x the time.
     fm_stop, fm_passes : int
         Global k-way FM after the localized rounds (its long move sequences
         matter at k = 2 on power-law matrices): moves without improvement
@@ -125,6 +131,8 @@ class Context:
     local_rounds: int = 10
     local_seeds: int = 5
     local_stop: int = 100
+    local_alpha: float = 4.0
+    local_min_share: float = 0.001
     fm_stop: int = 350
     fm_passes: int = 3
     rebalance_rounds: int = 10
@@ -248,7 +256,8 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     state = (part, pc, lam, pw, maxw)
     rebalance(*arrays, *state, ctx.rebalance_rounds)
     label_propagation(*arrays, *state, ctx.lp_rounds, keys.next())
-    localized_fm(*arrays, *state, ctx.local_rounds, ctx.local_seeds, ctx.local_stop, ctx.large_net, keys.next())
+    localized_fm(*arrays, *state, ctx.local_rounds, ctx.local_seeds, ctx.local_stop, ctx.local_alpha,
+                 ctx.local_min_share, ctx.large_net, keys.next())
     for _ in range(ctx.fm_passes):
         if fm(*arrays, *state, ctx.fm_stop, ctx.large_net) <= 0:
             break

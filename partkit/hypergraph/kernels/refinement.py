@@ -17,6 +17,7 @@ import numpy as np
 from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 from partkit._heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set, new_heap
+from partkit.multilevel.kernels.stop_rule import adaptive_stop
 
 
 @njit(cache=True)
@@ -199,8 +200,9 @@ def _search_buffers(n):
 
 @njit(cache=True)
 def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, locked,
-            stamp, visit, touched, moved_v, moved_from, stop, large_net):
-    """FM moves from ``heap`` until it is empty or ``stop`` moves in a row did not improve.
+            stamp, visit, touched, moved_v, moved_from, stop, large_net, alpha):
+    """FM moves from ``heap`` until it is empty, ``stop`` moves in a row did not improve, or (``alpha`` > 0)
+    the adaptive rule (:func:`partkit.multilevel.kernels.stop_rule.adaptive_stop`, ``beta = ln n``) says so.
 
     The popped vertex's move is re-read (its key may be stale through the
     balance or a large net); a lower gain sends it back to the heap, else
@@ -216,7 +218,10 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
     best = 0
     best_nm = 0
     since = 0
-    while size[0] > 0 and since < stop:
+    total = 0.0  # sum and sum of squares of the gains since the last improvement
+    squares = 0.0
+    beta = np.log(max(vwgt.size, 2))
+    while size[0] > 0 and since < stop and not (alpha > 0 and adaptive_stop(since, total, squares, alpha, beta)):
         u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, False)
         if t < 0:
             continue
@@ -229,9 +234,11 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
         nm += 1
         cur += g
         if cur > best:
-            best, best_nm, since = cur, nm, 0
+            best, best_nm, since, total, squares = cur, nm, 0, 0.0, 0.0
         else:
             since += 1
+            total += g
+            squares += g * g
         for i in range(nt):
             v = touched[i]
             if locked[v]:
@@ -264,25 +271,27 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
             if t >= 0:
                 heap_push(heap[0], heap[1], heap[2], heap[3], u, g)
     nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn,
-                                heap, locked, stamp, 0, touched, moved_v, moved_from, stop, large_net)
+                                heap, locked, stamp, 0, touched, moved_v, moved_from, stop, large_net, 0.0)
     for i in range(nm - 1, best_nm - 1, -1):
         move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
     return best
 
 
 @njit(cache=True)
-def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seeds, stop, large_net,
-                 seed):
+def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seeds, stop, alpha,
+                 min_share, large_net, seed):
     """Rounds of localized k-way FM (Mt-KaHyPar's): many small searches that together cover the boundary.
 
     In a round, boundary vertices are taken in random order, ``seeds``
     unlocked ones at a time, to start a search (:func:`_search`) whose heap
     holds only them and grows by the neighbours its moves touch; it ends
-    after ``stop`` moves without improvement and keeps its best prefix
+    after ``stop`` moves without improvement, or earlier by the adaptive
+    rule with ``alpha`` (> 0), and keeps its best prefix
     (rolled back through the gain cache, which stays exact for the next
     search and round: it is built once). A vertex moved by a search stays
-    locked for the round. The rounds stop early when one gains nothing.
-    Returns the λ-1 reduction.
+    locked for the round. The rounds stop early when one lowers λ-1 by no
+    more than ``min_share`` of its value at the round's start (nothing,
+    with 0). Returns the λ-1 reduction.
     """
     n = vwgt.size
     benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
@@ -291,6 +300,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
     order = np.empty(n, dtype=np.int64)
     visit = 0
     total = 0
+    current = connectivity_cost(nwgt, lam)
     for r in range(rounds):
         fill_permutation(order, subkey(seed, r))
         locked[:] = False
@@ -311,7 +321,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
                 continue
             nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit,
                                         conn, heap, locked, stamp, visit, touched, moved_v, moved_from, stop,
-                                        large_net)
+                                        large_net, alpha)
             visit += nm
             for j in range(nm - 1, best_nm - 1, -1):
                 _move_cached(moved_v[j], moved_from[j], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
@@ -319,8 +329,9 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
             heap_clear(items, keys, pos, size)
             gained += best
         total += gained
-        if gained <= 0:
+        if gained <= min_share * current:
             break
+        current -= gained
     return total
 
 
