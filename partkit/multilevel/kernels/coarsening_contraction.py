@@ -191,7 +191,7 @@ def _contract_stretch(xadj, adjncy, adjwgt, vwgt, cmap, start, members, first_c,
     return pos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def compact_labels(labels):
     """Renumber arbitrary non-negative labels to ``0..nc-1``: ``(cmap, nc)``."""
     n = labels.size

@@ -33,7 +33,7 @@ def _fits(vwgt, u, v, maxvw):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
     """Pair still-unmatched vertices that share their heaviest neighbour.
 
@@ -83,7 +83,7 @@ def pair_labels(match):
     return labels, singles
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def group_isolated(xadj, vwgt, maxvw, order, group, labels):
     """Put isolated vertices together in clusters of weight at most ``maxvw``.
 
