@@ -300,7 +300,7 @@ def balance_along_paths(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, d
     return not any_overloaded(pw, maxw)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _rate_for_balance(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, far, v, conn, touched):
     """:func:`refinement.rebalance`'s rating of ``v`` under ``objective`` and its ``data``: ``(target, key)``,
     target -1 when ``v`` does not move. ``conn`` (k,) is all -1 on entry and left so, ``touched`` scratch of
