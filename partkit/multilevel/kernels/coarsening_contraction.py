@@ -40,8 +40,6 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks=None):
     """:func:`contract` with ``nchunks`` ranges of coarse vertices (default: the threads in effect,
     :func:`partkit._threads.chunk_count`; the output does not depend on it)."""
     nchunks = chunk_count(nc, nchunks)
-    if nchunks == 1:
-        return contract_one_range(xadj, adjncy, adjwgt, vwgt, cmap, nc)
     start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt = _contract_prepare(xadj, vwgt, cmap, nc, nchunks)
     ends = np.empty(nchunks, dtype=np.int64)
     run_ranges(_contract_chunks, (xadj, adjncy, adjwgt, vwgt, cmap, start, members, bounds, offsets, cxadj, cadjncy,
@@ -49,9 +47,15 @@ def contract_ranges(xadj, adjncy, adjwgt, vwgt, cmap, nc, nchunks=None):
     return _contract_finish(cxadj, cadjncy, cadjwgt, cvwgt, offsets, ends)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contract_one_range(xadj, adjncy, adjwgt, vwgt, cmap, nc):
-    """:func:`contract_ranges` with one range, in one compiled call (the same coarse graph)."""
+    """:func:`contract_ranges` with one range, for a kernel (the same coarse graph).
+
+    Inlined into its caller, :func:`~partkit.multilevel.kernels.coarsening_level.matched_level`, and
+    not called from Python: a compiled function of its own would cost its compile and, Numba
+    optimizing and compiling a callee again inside every kernel that calls it, the contraction's
+    code once more (about 0.5 s of the first call's compile).
+    """
     # np.int64, not literals: the kernels' signatures of the calls from Python (a literal compiles them again)
     zero, one = np.int64(0), np.int64(1)
     start, members, bounds, offsets, cxadj, cadjncy, cadjwgt, cvwgt = _contract_prepare(xadj, vwgt, cmap, nc, one)
@@ -187,7 +191,7 @@ def _contract_stretch(xadj, adjncy, adjwgt, vwgt, cmap, start, members, first_c,
     return pos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def compact_labels(labels):
     """Renumber arbitrary non-negative labels to ``0..nc-1``: ``(cmap, nc)``."""
     n = labels.size
@@ -206,4 +210,4 @@ def compact_labels(labels):
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them; the
 #: contraction that :func:`contract_ranges` makes in one call with one range):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
-PARALLEL_KERNELS = (_contract_chunks, contract_one_range)
+PARALLEL_KERNELS = (_contract_chunks,)

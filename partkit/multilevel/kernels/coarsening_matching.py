@@ -33,7 +33,7 @@ def _fits(vwgt, u, v, maxvw):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def two_hop_matching(xadj, adjncy, adjwgt, vwgt, maxvw, order, group, match):
     """Pair still-unmatched vertices that share their heaviest neighbour.
 
@@ -83,7 +83,7 @@ def pair_labels(match):
     return labels, singles
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def group_isolated(xadj, vwgt, maxvw, order, group, labels):
     """Put isolated vertices together in clusters of weight at most ``maxvw``.
 
@@ -206,7 +206,7 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
     :func:`partkit._threads.run_ranges`); the rounds and the matching of
     mutual proposals run in :func:`_matching_rounds`, which makes the
     proposals itself on one thread; with one range the whole matching is
-    one compiled call (:func:`sequential_matching`).
+    one call of it.
 
     Returns
     -------
@@ -216,8 +216,6 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
     grain = _threads.MIN_RANGE if nchunks is None else 1
     if nchunks is None:
         nchunks = current_threads()
-    if nchunks == 1:
-        return sequential_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds)
     match, proposal, active, vsum, state = _matching_arrays(xadj.size - 1)
     args = (xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active)
     while _matching_rounds(*args, max_rounds, nchunks, grain):
@@ -231,9 +229,13 @@ def parallel_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds,
 _ROUND, _NACTIVE, _PROPOSED, _CHECK_FIT, _CHECK_GROUP, _UNIFORM, _STATE_SIZE = range(7)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sequential_matching(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, max_rounds):
-    """:func:`parallel_matching` on one thread, in one compiled call (the same matching)."""
+    """:func:`parallel_matching` on one thread, for a kernel (the same matching).
+
+    Inlined into its caller, :func:`~partkit.multilevel.kernels.coarsening_level.matched_level`, and
+    not called from Python (as :func:`~partkit.multilevel.kernels.coarsening_contraction.contract_one_range`).
+    """
     match, proposal, active, vsum, state = _matching_arrays(xadj.size - 1)
     # np.int64, not literals: the signature of the calls from Python (a literal compiles the rounds again)
     _matching_rounds(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, proposal, active,
@@ -361,4 +363,4 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them; the
 #: matching that :func:`parallel_matching` makes in one call at one thread):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
-PARALLEL_KERNELS = (_matching_rounds, sequential_matching)
+PARALLEL_KERNELS = (_matching_rounds,)

@@ -115,7 +115,7 @@ def fm_pass(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candida
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_bad_moves, degree_limit, items, keys,
                pos, size, locked, moved_v, moved_from, conn, touched, first, budget, stop_alpha):
     """One FM search of :func:`fm_pass` from the vertices in the heap: best move first, neighbours re-rated,
