@@ -247,7 +247,7 @@ class RefinementContext:
     lp_batches: int = 16
     fm_passes: int = 1
     fm_groups: int = 2
-    fm_group_level: int = 100_000
+    fm_group_level: int = 10_000
     fm_group_parts: int = 8
     fm_max_bad: int = 1000
     fm_large_level: int = 200_000
