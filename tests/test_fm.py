@@ -50,6 +50,24 @@ def test_fm_improves_random_bisection_and_keeps_balance():
     assert np.all(part_weights(g, part, 2) <= maxw)
 
 
+@pytest.mark.parametrize("stop_alpha", [1.0, 16.0])
+def test_fm_with_the_adaptive_stop_reports_its_cut_and_keeps_balance(stop_alpha):
+    from partkit.multilevel.kernels.initial_fm import fm_refine
+    g = delaunay(5000, seed=4)
+    part = (g.coords[:, 0] > 0.5).astype(np.int64)
+    rng = np.random.default_rng(4)
+    flip = rng.random(g.n) < 0.05
+    part[flip] = 1 - part[flip]
+    maxw = bisection_bounds(g.total_vertex_weight(), 0.5, 0.03)
+    assert np.all(part_weights(g, part, 2) <= maxw)
+    before = edge_cut(g, part)
+    full = part.copy()
+    full_cut = fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, full, maxw, 4, g.n, 0)
+    cut = fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, 4, g.n, 0, stop_alpha)
+    assert cut == edge_cut(g, part) and cut < before / 2 and cut <= 1.2 * full_cut
+    assert np.all(part_weights(g, part, 2) <= maxw)
+
+
 def test_fm_repairs_a_lopsided_start():
     g = delaunay(2000, seed=3)
     part = np.zeros(g.n, dtype=np.int64)

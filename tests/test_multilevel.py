@@ -332,7 +332,7 @@ def test_best_grown_bisection_is_the_best_single_try(graph, threads, monkeypatch
         for t in range(starts.size):  # each try alone, on fresh arrays
             parts, ows, cuts = np.ones((starts.size, g.n), dtype=np.int64), np.zeros(starts.size, dtype=np.int64), \
                 np.zeros(starts.size, dtype=np.int64)
-            bisection_tries(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxw, target, starts, 9, 10, 50, parts, ows, cuts,
+            bisection_tries(g.xadj, g.adjncy, g.adjwgt, g.vwgt, maxw, target, starts, 9, 10, 50, 0.0, parts, ows, cuts,
                             True, t, t + 1)
             assert cuts[t] == edge_cut(g, parts[t]) and ows[t] == overweight(side_weights(g.vwgt, parts[t]), maxw)
             ranks.append((int(ows[t]), int(cuts[t])))

@@ -197,6 +197,11 @@ class RefinementContext:
         uses to balance the sides at no cost).
     bisection_fm_passes : int
     bisection_bad_share : float
+    bisection_stop_alpha : float
+        With more than 0, a 2-way FM pass on a balanced bisection also stops
+        by the adaptive rule with this ``alpha``
+        (:func:`kernels.stop_rule.adaptive_stop`, ``beta = ln n``; KaHyPar's
+        2-way FM and the hypergraph's initial FM use 16 too).
     lp_rounds : int
     lp_batches : int
         Batches of a label-propagation sweep (rated in parallel, moved in order).
@@ -243,6 +248,7 @@ class RefinementContext:
     bisection_algorithms: tuple = ("fm",)
     bisection_fm_passes: int = 4
     bisection_bad_share: float = 0.02
+    bisection_stop_alpha: float = 16.0
     lp_rounds: int = 4
     lp_batches: int = 16
     fm_passes: int = 1

@@ -135,7 +135,7 @@ def best_grown_bisection(graph, maxw, target0, starts, key, npasses, max_bad):
     parts = np.ones((ntries, graph.n), dtype=np.int64)
     ows = np.zeros(ntries, dtype=np.int64)
     cuts = np.zeros(ntries, dtype=np.int64)
-    args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, maxw, target0, starts, key, npasses, max_bad,
+    args = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, maxw, target0, starts, key, npasses, max_bad, 0.0,
             parts, ows, cuts, True)
     big = ntries * (graph.adjncy.size + graph.n) >= PARALLEL_TRIES_WORK
     run_ranges(bisection_tries, args, ntries, current_threads() if big else 1)

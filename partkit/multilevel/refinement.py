@@ -130,7 +130,7 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
             continue
         if name == "fm" and k == 2 and objective.code != MIGRATION:  # 2-way FM lowers the cut, not the migration
             fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, ctx.bisection_fm_passes,
-                      max(50, int(ctx.bisection_bad_share * g.n)), derive(key, name))
+                      max(50, int(ctx.bisection_bad_share * g.n)), derive(key, name), ctx.bisection_stop_alpha)
             pw[:] = part_weights(g.vwgt, part, k)
             candidates = None
             continue
@@ -237,11 +237,12 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
         if npass == 0 and shuffle is not None:
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
         common = (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code, objective.data)
+        search = (max_bad, degree_limit, local_bad, seed_loss, stop_alpha)  # how each search stops
         if groups == 1:
-            calls = [(*common, candidates, targets, gains, max_bad, degree_limit, local_bad, seed_loss, stop_alpha, *work[0])]
+            calls = [(*common, candidates, targets, gains, *search, *work[0])]
         else:
             group = part_groups(xadj, adjncy, part, candidates, groups, k, locked)
-            calls = [(*common, candidates[mine], targets[mine], gains[mine], max_bad, degree_limit, local_bad, seed_loss, stop_alpha, *work[g])
+            calls = [(*common, candidates[mine], targets[mine], gains[mine], *search, *work[g])
                      for g, mine in enumerate(group == g for g in range(groups))]
         if current_threads() > 1:
             bests = run_calls(fm_pass, calls)
@@ -252,7 +253,7 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
             seam = candidates[group < 0]
             targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
                                                       objective.data, seam, degree_limit)
-            bests.append(fm_pass(*common, seam, targets, gains, max_bad, degree_limit, local_bad, seed_loss, stop_alpha, *work[0]))
+            bests.append(fm_pass(*common, seam, targets, gains, *search, *work[0]))
         best = sum(bests)
         total += best
         if best <= 0:

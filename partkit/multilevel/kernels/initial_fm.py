@@ -30,6 +30,7 @@ import numpy as np
 from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 from partkit.multilevel.kernels.refinement_moves import weighted_degree
+from partkit.multilevel.kernels.stop_rule import adaptive_stop
 from partkit.multilevel.kernels.bucket_queue import (
     _new_bucket_queues, bq_insert, bq_remove, bq_top, bq_update, gain_cap)
 
@@ -92,7 +93,7 @@ def overweight(pw, maxw):
     return int(_side_overweight(pw, maxw, 0, False) + _side_overweight(pw, maxw, 1, False))
 
 
-def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
+def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key, stop_alpha=0.0):
     """FM refinement of a bisection with a bound on fruitless moves per pass.
 
     Parameters
@@ -113,6 +114,10 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
     key : int
         Random stream (:mod:`partkit._random`) of the order in which
         equal-gain vertices are queued (as try 0 of :func:`bisection_tries`).
+    stop_alpha : float, default 0.0
+        With more than 0, a pass on a balanced bisection also stops by the
+        adaptive rule with this ``alpha``
+        (:func:`~partkit.multilevel.kernels.stop_rule.adaptive_stop`).
 
     Returns
     -------
@@ -122,7 +127,7 @@ def fm_refine(xadj, adjncy, adjwgt, vwgt, part, maxw, npasses, max_bad, key):
     ows = np.zeros(1, dtype=np.int64)
     cuts = np.zeros(1, dtype=np.int64)
     bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, 0, np.zeros(1, dtype=np.int64), key, npasses, max_bad,
-                    part[np.newaxis], ows, cuts, False, 0, 1)  # a view: part is refined in place
+                    float(stop_alpha), part[np.newaxis], ows, cuts, False, 0, 1)  # a view: part is refined in place
     return int(cuts[0])
 
 
@@ -250,15 +255,17 @@ def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
 
 
 @njit(cache=True)
-def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad, parts, ows, cuts,
-                    grow, first, last):
+def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npasses, max_bad, stop_alpha, parts,
+                    ows, cuts, grow, first, last):
     """Tries ``first .. last - 1`` of a best-of-several bisection, each refined by 2-way FM.
 
     With ``grow``, try ``t`` first grows side 0 from ``starts[t]`` to
     ``target0`` weight (as ``grow_bisection(..., starts[t], target0, False,
     subkey(key, t))``) into ``parts[t]``; otherwise ``parts[t]`` is refined
-    as given. FM uses ``maxw``, ``npasses``, ``max_bad`` and the stream
-    ``subkey(key, t)``; ``ows[t]`` and ``cuts[t]`` receive the overweight
+    as given. FM uses ``maxw``, ``npasses``, ``max_bad``, ``stop_alpha``
+    (with more than 0, a balanced pass also stops by the adaptive rule of
+    :func:`~partkit.multilevel.kernels.stop_rule.adaptive_stop`, ``beta =
+    ln n``) and the stream ``subkey(key, t)``; ``ows[t]`` and ``cuts[t]`` receive the overweight
     and cut. A try depends only on its start and stream, so disjoint ranges
     of tries can run on different threads (the kernel releases the GIL; the
     range comes last, as :func:`partkit._threads.run_ranges` passes it); the
@@ -284,6 +291,7 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
     fifo = np.empty(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.bool_)
     ncon = vwgt.shape[1]
+    beta = np.log(n)
     for trial in range(first, last):
         tkey = subkey(key, trial)
         part = parts[trial]
@@ -331,6 +339,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
             nbest = 0
             nmoves = 0
             bad = 0
+            total = 0.0  # sum and sum of squares of the cut gains since the best
+            squares = 0.0
             while bad < max_bad:
                 if ow > 0:
                     # the more overweight side first; with several constraints its moves may all raise the
@@ -413,7 +423,8 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
                 # move v to the other side
                 s = part[v]
                 t = 1 - s
-                cut -= ed[v] - idg[v]
+                gain = ed[v] - idg[v]
+                cut -= gain
                 part[v] = t
                 tmp = ed[v]
                 ed[v] = idg[v]
@@ -475,8 +486,14 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
                     best_dev = dev
                     nbest = nmoves
                     bad = 0
+                    total = 0.0
+                    squares = 0.0
                 else:
                     bad += 1
+                    total += gain
+                    squares += gain * gain
+                    if stop_alpha > 0 and ow == 0 and adaptive_stop(bad, total, squares, stop_alpha, beta):
+                        break
             # roll back to the best prefix, undoing the degree updates of every undone move
             for i in range(nmoves - 1, nbest - 1, -1):
                 v = moves[i]
