@@ -103,9 +103,8 @@ class Context:
     local_alpha, local_min_share : float
         A search also stops by the adaptive rule with ``alpha = local_alpha``
         (4.0; 0 turns it off); the rounds stop after one that lowered λ-1 by
-        no more than ``local_min_share`` of its value (0.001). Together, on
-        matrices outside the benchmarks' sets (k = 8, 64): λ-1 0.995 x in
-        0.82 x the time.
+        no more than ``local_min_share`` of its value (0.001); the
+        measurements are in ``docs/history/tuning.md``.
     fm_stop, fm_passes : int
         Global k-way FM after the localized rounds (its long move sequences
         matter at k = 2 on power-law matrices): moves without improvement
