@@ -314,7 +314,7 @@ PRESET_OVERRIDES = {
                "initial.level_fm_passes": 8, "initial.runs": 4, "initial.min_bad_moves": 50,
                "refinement.lp_rounds": 6, "refinement.fm_passes": 3, "refinement.bisection_fm_passes": 8,
                "refinement.fm_local_bad": 30, "refinement.fm_seed_loss": 0.25, "refinement.fm_stop_alpha": 0.0,
-               "refinement.fm_large_level": 0,
+               "refinement.bisection_stop_alpha": 0.0, "refinement.fm_large_level": 0,
                "runs": 4, "vcycles": 3},
 }
 
