@@ -37,6 +37,17 @@ def _best_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touch
     return best, best_gain
 
 
+@njit(cache=True, inline="always")
+def _queue_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched, target, items, keys, pos, size):
+    """Rate ``v`` (:func:`_best_flow_move`) into ``target[v]`` and key it in the heap by that gain, or take it
+    out of the heap when it has no such move."""
+    target[v], gain = _best_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched)
+    if target[v] >= 0:
+        heap_set(items, keys, pos, size, v, gain)
+    else:
+        heap_remove(items, keys, pos, size, v)
+
+
 @njit(cache=True)
 def flow_moves(xadj, adjncy, adjwgt, vwgt, part, pw, load, flow, data):
     """Move boundary vertices along a balancing flow between parts, best gain first.
@@ -67,17 +78,15 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, pw, load, flow, data):
     items, keys, pos, size = new_heap(n)
     for v in range(n):
         if load[v] > 0:
-            target[v], gain = _best_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched)
-            if target[v] >= 0:
-                heap_set(items, keys, pos, size, v, gain)
+            _queue_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched, target, items, keys,
+                             pos, size)
     moves = 0
     while size[0] > 0:
         v = heap_pop(items, keys, pos, size)
         a, b = part[v], target[v]
         if 2.0 * flow[a, b] <= load[v]:  # a move elsewhere used up that flow: rated again
-            target[v], gain = _best_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched)
-            if target[v] >= 0:
-                heap_set(items, keys, pos, size, v, gain)
+            _queue_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched, target, items, keys,
+                             pos, size)
             continue
         move_vertex(vwgt, part, pw, v, b)
         flow[a, b] -= load[v]
@@ -85,11 +94,7 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, pw, load, flow, data):
         moves += 1
         for e in range(xadj[v], xadj[v + 1] + 1):
             u = adjncy[e] if e < xadj[v + 1] else v
-            if load[u] <= 0:
-                continue
-            target[u], gain = _best_flow_move(u, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched)
-            if target[u] >= 0:
-                heap_set(items, keys, pos, size, u, gain)
-            else:
-                heap_remove(items, keys, pos, size, u)
+            if load[u] > 0:
+                _queue_flow_move(u, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched, target, items, keys,
+                                 pos, size)
     return moves
