@@ -260,7 +260,8 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
             load = graph.vwgt[:, int(np.argmax(per_constraint))].astype(np.float64)
             owed = FLOW_DAMPING * balancing_flow(graph, part, k, flow, load)
             flow_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, load, owed, objective.data)
-    refine(graph, part, maxw, _refinement_context().refinement, derive(seed, "repartition", "refine"), objective=objective)
+    refine(graph, part, maxw, _refinement_context().refinement, derive(seed, "repartition", "refine"),
+           objective=objective)
     return part
 
 

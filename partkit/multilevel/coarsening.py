@@ -121,7 +121,8 @@ def skewed_degrees(graph, ctx):
     --------
     >>> from partkit.generators import barabasi_albert, delaunay
     >>> from partkit.multilevel.context import CoarseningContext
-    >>> skewed_degrees(barabasi_albert(5000, 3), CoarseningContext()), skewed_degrees(delaunay(5000), CoarseningContext())
+    >>> ctx = CoarseningContext()
+    >>> skewed_degrees(barabasi_albert(5000, 3), ctx), skewed_degrees(delaunay(5000), ctx)
     (True, False)
     """
     return graph.m > 0 and float(graph.degrees().max()) > ctx.skew * (graph.adjncy.size / graph.n)  # the mean degree
