@@ -206,16 +206,23 @@ def test_matching_respects_groups():
     assert np.array_equal(group[match], group)
 
 
-def test_refinement_kernels_improve_and_keep_balance():
-    g = delaunay(4000, seed=8)
-    k = 4
-    part = (g.coords[:, 0] * k).astype(np.int64)  # vertical strips, then perturbed
-    rng = np.random.default_rng(1)
-    flip = rng.random(g.n) < 0.1
+def _perturbed_strips(g, k, share, seed):
+    """Vertical strips of ``g`` with ``share`` of the vertices moved to random parts, rebalanced:
+    ``(part, part weights, bound)``."""
+    part = (g.coords[:, 0] * k).astype(np.int64)
+    rng = np.random.default_rng(seed)
+    flip = rng.random(g.n) < share
     part[flip] = rng.integers(0, k, flip.sum())
     bound = max_part_weights(g, k, 0.03)
     pw = native_part_weights(g.vwgt, part, k)
     assert rebalance(g, part, pw, bound, 20, True)
+    return part, pw, bound
+
+
+def test_refinement_kernels_improve_and_keep_balance():
+    g = delaunay(4000, seed=8)
+    k = 4
+    part, pw, bound = _perturbed_strips(g, k, 0.1, 1)
     before = edge_cut(g, part)
     gain = parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, CUT.code, CUT.data,
                                              boundary_vertices(g.xadj, g.adjncy, part), 5, 16, 2)
@@ -232,13 +239,7 @@ def test_refinement_kernels_improve_and_keep_balance():
 def test_localized_fm_lowers_the_cut_it_reports_and_keeps_the_bound(seed_loss, stop_alpha):
     g = delaunay(4000, seed=8)
     k = 8
-    part = (g.coords[:, 0] * k).astype(np.int64)
-    rng = np.random.default_rng(2)
-    flip = rng.random(g.n) < 0.05
-    part[flip] = rng.integers(0, k, flip.sum())
-    bound = max_part_weights(g, k, 0.03)
-    pw = native_part_weights(g.vwgt, part, k)
-    assert rebalance(g, part, pw, bound, 20, True)
+    part, pw, bound = _perturbed_strips(g, k, 0.05, 2)
     before = edge_cut(g, part)
     gain = kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound, boundary_vertices(g.xadj, g.adjncy, part),
                    2, 100, 64, local_bad=20, seed_loss=seed_loss, stop_alpha=stop_alpha)
