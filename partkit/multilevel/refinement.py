@@ -234,14 +234,16 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
             candidates = parallel_boundary_vertices(xadj, adjncy, part)
         targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
                                                   objective.data, candidates, degree_limit)
+        # grouped in the given (increasing) order too, as the rating: the graph reads far faster
+        group = part_groups(xadj, adjncy, part, candidates, groups, k, locked) if groups > 1 else None
         if npass == 0 and shuffle is not None:
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
+            group = None if group is None else group[shuffle]
         common = (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code, objective.data)
         search = (max_bad, degree_limit, local_bad, seed_loss, stop_alpha)  # how each search stops
         if groups == 1:
             calls = [(*common, candidates, targets, gains, *search, *work[0])]
         else:
-            group = part_groups(xadj, adjncy, part, candidates, groups, k, locked)
             calls = [(*common, candidates[mine], targets[mine], gains[mine], *search, *work[g])
                      for g, mine in enumerate(group == g for g in range(groups))]
         if current_threads() > 1:
