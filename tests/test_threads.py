@@ -128,7 +128,7 @@ def test_parallel_kernels_independent_of_ranges(graph):
             ratings.append((cand_to, key))
     candidates = boundaries[0]
     moves = [parallel_rate_candidates(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, bound + 50, CUT.code, CUT.data,
-                                      candidates, 20, c) for c in chunks]
+                                      candidates, 20, nchunks=c) for c in chunks]
     refined = []
     for c in chunks:
         p, w = part.copy(), pw.copy()

@@ -39,7 +39,7 @@ from partkit._threads import current_threads, for_work, run_calls
 from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
                                                           parallel_rate_for_balance, trade_for_balance)
-from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates, part_groups
+from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import parallel_boundary_vertices, part_weights, relaxed_bounds
 from partkit.multilevel.kernels.objectives import MIGRATION
@@ -210,9 +210,10 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
         With more than one (the cut only), every pass is ``groups``
         independent passes, one per group of consecutive parts, which
         leave the vertices with a neighbour in another group where they
-        are (:func:`kernels.refinement_fm.part_groups`); they run at once
-        on the threads in effect, with the same result for any number.
-        A pass from those vertices between the groups follows.
+        are (:func:`kernels.refinement_fm.parallel_rate_candidates` finds
+        them); they run at once on the threads in effect, with the same
+        result for any number. A pass from those vertices between the
+        groups follows.
 
     Only the rating of the candidates that starts a pass (and the boundary
     scan of later passes) runs on several threads; the moves are
@@ -232,10 +233,9 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
     for npass in range(npasses):
         if npass > 0:
             candidates = parallel_boundary_vertices(xadj, adjncy, part)
-        targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
-                                                  objective.data, candidates, degree_limit)
-        # grouped in the given (increasing) order too, as the rating: the graph reads far faster
-        group = part_groups(xadj, adjncy, part, candidates, groups, k, locked) if groups > 1 else None
+        # rated (and grouped) in the given (increasing) order: the graph reads far faster
+        targets, gains, group = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
+                                                         objective.data, candidates, degree_limit, groups, locked)
         if npass == 0 and shuffle is not None:
             candidates, targets, gains = candidates[shuffle], targets[shuffle], gains[shuffle]
             group = None if group is None else group[shuffle]
@@ -253,8 +253,8 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
         if groups > 1:  # then one pass from the vertices between the groups, on this thread
             locked[:] = False
             seam = candidates[group < 0]
-            targets, gains = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
-                                                      objective.data, seam, degree_limit)
+            targets, gains, _ = parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective.code,
+                                                         objective.data, seam, degree_limit)
             bests.append(fm_pass(*common, seam, targets, gains, *search, *work[0]))
         best = sum(bests)
         total += best

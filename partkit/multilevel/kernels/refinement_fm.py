@@ -26,22 +26,38 @@ from partkit.multilevel.kernels.stop_rule import adaptive_stop
 
 
 def parallel_rate_candidates(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, degree_limit,
-                             nchunks=None):
+                             groups=1, locked=None, nchunks=None):
     """The best move of every candidate (:func:`~partkit.multilevel.kernels.refinement_moves.best_move`;
     target -1 when there is none or the candidate is a hub, of degree above ``degree_limit``), in
-    ``nchunks`` ranges in parallel (default: the threads in effect): ``(targets, gains)``."""
+    ``nchunks`` ranges in parallel (default: the threads in effect): ``(targets, gains, group)``.
+
+    With ``groups`` > 1, ``group`` holds the group of every candidate for FM passes on ``groups`` groups
+    of parts at once (else it is None): part ``p`` is in group ``p * groups // k``, and a candidate with a
+    neighbour in another group gets group -1 and is locked (``locked[v]`` set True). It is found while the
+    candidate's neighbours are in the cache from its rating. Every vertex with a neighbour in another group
+    is a boundary vertex, so with ``candidates`` holding the boundary every such vertex is locked: a pass
+    within one group then moves vertices only between the parts of its group (an unlocked vertex has
+    neighbours in its group only, and moves go to adjacent parts), re-rates only vertices of its group,
+    and reads no part that another group's pass writes. The passes of the groups are independent, and
+    can run at once.
+    """
+    k = pw.shape[0]
     targets = np.empty(candidates.size, dtype=np.int64)
     gains = np.empty(candidates.size, dtype=np.int64)
+    grouped = groups > 1
+    group_of_part = np.arange(k, dtype=np.int64) * groups // k if grouped else np.empty(0, dtype=np.int64)
+    group = np.empty(candidates.size if grouped else 0, dtype=np.int64)
     run_ranges(rate_candidates_in_range, (xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates,
-                                          degree_limit, targets, gains), candidates.size, nchunks)
-    return targets, gains
+                                          degree_limit, group_of_part, locked if grouped else np.empty(0, np.bool_),
+                                          targets, gains, group), candidates.size, nchunks)
+    return targets, gains, group if grouped else None
 
 
 @njit(cache=True)
 def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, candidates, degree_limit,
-                             targets, gains, lo, hi):
+                             group_of_part, locked, targets, gains, group, lo, hi):
     """The rating of :func:`parallel_rate_candidates` for ``candidates[lo:hi]``, into ``targets[lo:hi]`` and
-    ``gains[lo:hi]``."""
+    ``gains[lo:hi]``, and with a non-empty ``group_of_part`` their groups into ``group[lo:hi]``."""
     k = pw.shape[0]
     conn = np.full(k, -1, dtype=np.int64)
     touched = np.empty(k, dtype=np.int64)
@@ -59,6 +75,14 @@ def rate_candidates_in_range(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objecti
         else:
             targets[idx], gains[idx] = best_move(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, v, conn, touched,
                                                  objective, data)
+        if group_of_part.size > 0:
+            g = group_of_part[part[v]]
+            for e in range(xadj[v], xadj[v + 1]):
+                if group_of_part[part[adjncy[e]]] != g:
+                    g = -1
+                    locked[v] = True
+                    break
+            group[idx] = g
 
 
 @njit(cache=True)
@@ -173,31 +197,6 @@ def _fm_search(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, objective, data, max_
         locked[moved_v[i]] = False
         move_vertex(vwgt, part, pw, moved_v[i], moved_from[i])
     return best_moves, best
-
-
-@njit(cache=True)
-def part_groups(xadj, adjncy, part, candidates, ngroups, k, locked):
-    """The group of every candidate for FM passes on ``ngroups`` groups of parts at once: part ``p`` is in
-    group ``p * ngroups // k``; a candidate with a neighbour in another group is locked (``locked[v]``
-    set True) and gets group -1.
-
-    Every vertex with a neighbour in another group is a boundary vertex, so with ``candidates`` holding
-    the boundary every such vertex is locked: a pass within one group then moves vertices only between
-    the parts of its group (an unlocked vertex has neighbours in its group only, and moves go to
-    adjacent parts), re-rates only vertices of its group, and reads no part that another group's pass
-    writes. The passes of the groups are independent, and can run at once.
-    """
-    group = np.empty(candidates.size, dtype=np.int64)
-    for idx in range(candidates.size):
-        v = candidates[idx]
-        g = part[v] * ngroups // k
-        for e in range(xadj[v], xadj[v + 1]):
-            if part[adjncy[e]] * ngroups // k != g:
-                g = -1
-                locked[v] = True
-                break
-        group[idx] = g
-    return group
 
 
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
