@@ -122,6 +122,7 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
     k = maxw.shape[0]
     g = graph
     pw = part_weights(g.vwgt, part, k)
+    moved = False  # whether label propagation ran since the candidates were listed
     for name in _algorithms(ctx, k):
         if name == "balance":
             if (pw > maxw).any():
@@ -134,16 +135,20 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
             pw[:] = part_weights(g.vwgt, part, k)
             candidates = None
             continue
-        if candidates is None:
+        groups = fm_groups(ctx, g.n, k, objective) if name == "fm" else 1
+        if candidates is None or (groups > 1 and moved):
+            # grouped FM must lock every vertex with a neighbour in another group, all of them candidates, and
+            # label propagation's moves make new boundary vertices
             candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part)
+            moved = False
         shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
             parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code,
                                               objective.data, candidates[shuffle], ctx.lp_rounds, ctx.lp_batches)
+            moved = True
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
-            groups = fm_groups(ctx, g.n, k, objective)
             kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, npasses, max_bad,
                     fm_degree_limit(g.xadj, ctx), shuffle, objective, groups, ctx.fm_local_bad, ctx.fm_seed_loss,
                     ctx.fm_stop_alpha)
@@ -211,7 +216,8 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
         independent passes, one per group of consecutive parts, which
         leave the vertices with a neighbour in another group where they
         are (:func:`kernels.refinement_fm.parallel_rate_candidates` finds
-        them); they run at once on the threads in effect, with the same
+        them among the candidates, which must then include every boundary
+        vertex); they run at once on the threads in effect, with the same
         result for any number. A pass from those vertices between the
         groups follows.
 
