@@ -246,12 +246,9 @@ def warm_up(partkit_tools):
     grouped FM; k = 2, 8, 64; eps 0 and 0.03), untimed, so that no timed call loads a compiled kernel from
     the Numba cache (tens of milliseconds for some: the first instance of a path would pay them, and a
     call longer than 0.1 s is timed once). Compilation and loading are measured apart (``--cold``)."""
-    from partkit import Graph
     from partkit.generators import barabasi_albert, components, delaunay, grid2d, random_geometric
 
-    grid = grid2d(60, 60)
-    two_constraints = Graph(grid.xadj, grid.adjncy,
-                            np.stack([np.ones(grid.n, dtype=np.int64), np.arange(grid.n) % 3 + 1], axis=1))
+    two_constraints = bench.weighted(bench.G("grid2d", 60, 60), "two", "uniform", 0)  # and edge weights
     graphs = [grid2d(40, 25), delaunay(20000, seed=1), barabasi_albert(20000, 3, seed=2),
               random_geometric(20000, seed=4), components(20000, seed=5), two_constraints]
     with warnings.catch_warnings():

@@ -221,9 +221,10 @@ def kway_fm(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, candidates, npasses, max
         result for any number. A pass from those vertices between the
         groups follows.
 
-    Only the rating of the candidates that starts a pass (and the boundary
-    scan of later passes) runs on several threads; the moves are
-    sequential, so the result does not depend on the thread count.
+    The rating of the candidates that starts a pass, the boundary scan of
+    later passes and the groups' passes run on several threads; the moves
+    of a pass are sequential and the groups share nothing they write, so
+    the result does not depend on the thread count.
 
     A pass also stops once re-rating neighbours has visited more than
     twice the graph's edges (dense coarse graphs of power-law inputs would
