@@ -40,6 +40,7 @@ from partkit.multilevel.kernels.initial_fm import fm_refine
 from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, balance_along_paths,
                                                           parallel_rate_for_balance, trade_for_balance)
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
+from partkit.multilevel.kernels.refinement_flow import flow_refine
 from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import parallel_boundary_vertices, part_weights, relaxed_bounds
 from partkit.multilevel.kernels.objectives import MIGRATION
@@ -128,6 +129,13 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
             if (pw > maxw).any():
                 balance(g, part, pw, maxw, ctx, paths, objective)
                 candidates = None
+            continue
+        if name == "flow":  # the least cuts between adjacent parts in corridors around their boundaries
+            if objective.code == CUT.code and g.n >= ctx.flow_level:
+                boundary = parallel_boundary_vertices(g.xadj, g.adjncy, part)
+                if flow_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, boundary, ctx.flow_rounds,
+                               ctx.flow_share):
+                    candidates = None
             continue
         if name == "fm" and k == 2 and objective.code != MIGRATION:  # 2-way FM lowers the cut, not the migration
             fm_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, maxw, ctx.bisection_fm_passes,

@@ -1,0 +1,395 @@
+"""Refinement by minimum cuts between pairs of parts, in corridors around their boundary (KaHIP's flows).
+
+For two adjacent parts a and b, a corridor is grown in each, breadth
+first from the vertices that touch the other, while its weight fits the
+room the other part has: moving all of it over would keep that part
+within its bound, so every cut inside the corridor keeps both balanced.
+The rest of a is contracted into the source, the rest of b into the sink
+(edges to third parts are cut either way and left out); a maximum flow
+between them (Dinic's algorithm: breadth-first levels, then blocking
+flows by depth-first search with current arcs) is the least cut between a
+and b through the corridor. Of the two minimum cuts the flow gives (the
+vertices the source still reaches, and those that do not reach the sink)
+the better balanced one replaces the corridor's assignment when it cuts
+less. Unlike FM, which moves one vertex at a time and must climb over
+moves that cost, a flow finds the best cut of the whole corridor at once.
+The pairs are taken in decreasing order of the weight cut between them.
+"""
+
+import numpy as np
+
+from partkit._jit import njit
+
+#: Pairwise flows need the (k, k) table of the weights cut between parts: none above this many parts.
+MAX_PARTS = 256
+
+
+@njit(cache=True)
+def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, share):
+    """Flow refinement of every pair of adjacent parts of ``part`` under the bound ``maxw`` (k, ncon), in place.
+
+    Each pair gets up to ``rounds`` flows, each from the partition the
+    previous one left, until one lowers the cut no further; a corridor
+    uses ``share`` of the room of the parts. ``pw`` (k, ncon) holds the
+    parts' weights and is kept up to date; ``boundary`` lists the
+    vertices with a neighbour in another part (more are allowed). Only a
+    pair's first round reads its part of them: a later round's seeds are
+    the last corridor, its neighbours and the last seeds.
+
+    Returns the reduction of the cut (at least 0).
+    """
+    n = xadj.size - 1
+    k = maxw.shape[0]
+    if k < 2 or k > MAX_PARTS:
+        return 0
+    local = np.full(n, -1, dtype=np.int64)
+    region = np.empty(n, dtype=np.int64)
+    listed = np.zeros(n, dtype=np.bool_)
+    # the boundary vertices by part, and the pairs by the weight cut between them
+    start = np.zeros(k + 1, dtype=np.int64)
+    for v in boundary:
+        start[part[v] + 1] += 1
+    for p in range(k):
+        start[p + 1] += start[p]
+    by_part = np.empty(boundary.size, dtype=np.int64)
+    fill = start[:k].copy()
+    between = np.zeros((k, k), dtype=np.int64)
+    for v in boundary:
+        a = part[v]
+        by_part[fill[a]] = v
+        fill[a] += 1
+        for e in range(xadj[v], xadj[v + 1]):
+            b = part[adjncy[e]]
+            if a < b:
+                between[a, b] += adjwgt[e]
+    npairs = 0
+    for a in range(k):
+        for b in range(a + 1, k):
+            if between[a, b] > 0:
+                npairs += 1
+    pairs = np.empty((npairs, 2), dtype=np.int64)
+    weights = np.empty(npairs, dtype=np.int64)
+    npairs = 0
+    for a in range(k):
+        for b in range(a + 1, k):
+            if between[a, b] > 0:
+                pairs[npairs, 0] = a
+                pairs[npairs, 1] = b
+                weights[npairs] = between[a, b]
+                npairs += 1
+    total = 0
+    blocks = np.empty(2, dtype=np.int64)
+    for index in np.argsort(-weights, kind="mergesort"):
+        blocks[0] = pairs[index, 0]
+        blocks[1] = pairs[index, 1]
+        seeds = np.concatenate((by_part[start[blocks[0]]:start[blocks[0] + 1]],
+                                by_part[start[blocks[1]]:start[blocks[1] + 1]]))
+        for _ in range(rounds):
+            nr = _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share)
+            gain = 0
+            if nr > 0:
+                gain = _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, nr)
+            if gain > 0:
+                total += gain
+                seeds = _next_seeds(xadj, adjncy, part, blocks, seeds, region, nr, listed)
+            for i in range(nr):
+                local[region[i]] = -1
+            if gain <= 0:
+                break
+    return total
+
+
+@njit(cache=True, inline="always")
+def _touches(xadj, adjncy, part, v, other):
+    """Whether ``v`` has a neighbour in part ``other``."""
+    for e in range(xadj[v], xadj[v + 1]):
+        if part[adjncy[e]] == other:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _side(part, blocks, v):
+    """0 or 1 for a vertex of ``blocks[0]`` or ``blocks[1]``, else -1."""
+    return 0 if part[v] == blocks[0] else (1 if part[v] == blocks[1] else -1)
+
+
+@njit(cache=True)
+def _next_seeds(xadj, adjncy, part, blocks, seeds, region, nr, listed):
+    """The vertices of the pair touching the other part among ``seeds``, the corridor ``region[:nr]`` and its
+    neighbours, once each."""
+    size = seeds.size
+    for i in range(nr):
+        size += 1 + xadj[region[i] + 1] - xadj[region[i]]
+    out = np.empty(size, dtype=np.int64)
+    count = 0
+    for v in seeds:
+        count = _list_seed(xadj, adjncy, part, blocks, v, listed, out, count)
+    for i in range(nr):
+        v = region[i]
+        count = _list_seed(xadj, adjncy, part, blocks, v, listed, out, count)
+        for e in range(xadj[v], xadj[v + 1]):
+            count = _list_seed(xadj, adjncy, part, blocks, adjncy[e], listed, out, count)
+    for i in range(count):
+        listed[out[i]] = False
+    return out[:count]
+
+
+@njit(cache=True, inline="always")
+def _list_seed(xadj, adjncy, part, blocks, u, listed, out, count):
+    """Append ``u`` to ``out[:count]`` when it is in the pair, touches the other part and is not listed yet."""
+    s = _side(part, blocks, u)
+    if listed[u] or s < 0 or not _touches(xadj, adjncy, part, u, blocks[1 - s]):
+        return count
+    listed[u] = True
+    out[count] = u
+    return count + 1
+
+
+@njit(cache=True, inline="always")
+def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share):
+    """Grow the corridor in each part of the pair breadth first from its seeds touching the other part,
+    while it fits ``share`` of the other part's room; ``region[:nr]`` lists it, ``local[v]`` is v's place
+    in it. Returns ``nr``."""
+    ncon = vwgt.shape[1]
+    nr = 0
+    for s in range(2):
+        own, other = blocks[s], blocks[1 - s]
+        room = np.empty(ncon, dtype=np.int64)
+        for c in range(ncon):
+            room[c] = np.int64(share * (maxw[other, c] - pw[other, c]))
+        first = nr
+        for v in seeds:
+            if part[v] == own and local[v] < 0 and _touches(xadj, adjncy, part, v, other) and _take(vwgt, v, room):
+                local[v] = nr
+                region[nr] = v
+                nr += 1
+        i = first
+        while i < nr:
+            v = region[i]
+            i += 1
+            for e in range(xadj[v], xadj[v + 1]):
+                u = adjncy[e]
+                if part[u] == own and local[u] < 0 and _take(vwgt, u, room):
+                    local[u] = nr
+                    region[nr] = u
+                    nr += 1
+    return nr
+
+
+@njit(cache=True, inline="always")
+def _take(vwgt, v, room):
+    """Whether ``v`` fits ``room`` (then taken from it)."""
+    for c in range(vwgt.shape[1]):
+        if vwgt[v, c] > room[c]:
+            return False
+    for c in range(vwgt.shape[1]):
+        room[c] -= vwgt[v, c]
+    return True
+
+
+@njit(cache=True)
+def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, nr):
+    """The flow network of the corridor ``region[:nr]``, its maximum flow and the better balanced of its two
+    minimum cuts, applied to ``part`` (and ``pw``) when it cuts less; returns the reduction of the cut."""
+    source, sink = nr, nr + 1
+    nodes = nr + 2
+    # one pass over the corridor's lists (scattered in memory): its corridor neighbours and weights in a
+    # list of their own, what each vertex sends to either part outside the corridor, the cut before
+    size = 0
+    for i in range(nr):
+        size += xadj[region[i] + 1] - xadj[region[i]]
+    inner_head = np.empty(size, dtype=np.int64)
+    inner_wgt = np.empty(size, dtype=np.int64)
+    inner_end = np.empty(nr, dtype=np.int64)
+    to_side = np.zeros((nr, 2), dtype=np.int64)
+    degree = np.zeros(nodes, dtype=np.int64)
+    old = 0
+    pos = 0
+    for i in range(nr):
+        v = region[i]
+        sv = _side(part, blocks, v)
+        for e in range(xadj[v], xadj[v + 1]):
+            u = adjncy[e]
+            j = local[u]
+            if j >= 0:
+                inner_head[pos] = j
+                inner_wgt[pos] = adjwgt[e]
+                pos += 1
+                if sv == 0 and _side(part, blocks, u) == 1:
+                    old += adjwgt[e]
+            else:
+                su = _side(part, blocks, u)
+                if su >= 0:  # an edge to a third part is cut whatever the corridor does
+                    to_side[i, su] += adjwgt[e]
+                    if su != sv:
+                        old += adjwgt[e]
+        inner_end[i] = pos
+        degree[i] = pos - (inner_end[i - 1] if i > 0 else 0)
+        for s in range(2):
+            if to_side[i, s] > 0:
+                degree[i] += 1
+                degree[source if s == 0 else sink] += 1
+    # the arcs: a corridor vertex to its corridor neighbours (the reverse arc is the neighbour's arc back),
+    # and to the source and the sink for its neighbours outside the corridor in either part
+    first = np.zeros(nodes + 1, dtype=np.int64)
+    for x in range(nodes):
+        first[x + 1] = first[x] + degree[x]
+    narcs = first[nodes]
+    head = np.empty(narcs, dtype=np.int64)
+    cap = np.empty(narcs, dtype=np.int64)
+    rev = np.full(narcs, -1, dtype=np.int64)
+    fill = first[:nodes].copy()
+    for i in range(nr):
+        for t in range(inner_end[i - 1] if i > 0 else 0, inner_end[i]):
+            p = fill[i]
+            fill[i] += 1
+            head[p] = inner_head[t]
+            cap[p] = inner_wgt[t]
+        for s in range(2):
+            if to_side[i, s] > 0:
+                terminal = source if s == 0 else sink
+                p = fill[i]
+                q = fill[terminal]
+                fill[i] += 1
+                fill[terminal] += 1
+                head[p] = terminal
+                head[q] = i
+                cap[p] = to_side[i, s]
+                cap[q] = to_side[i, s]
+                rev[p] = q
+                rev[q] = p
+    for i in range(nr):  # pair the arcs between corridor vertices with their reverses
+        for p in range(first[i], first[i + 1]):
+            j = head[p]
+            if rev[p] < 0 and j < nr:
+                for q in range(first[j], first[j + 1]):
+                    if head[q] == i:
+                        rev[p] = q
+                        rev[q] = p
+                        break
+    flow = _max_flow(first, head, cap, rev, source, sink)
+    if flow >= old:
+        return 0
+    # the two minimum cuts: in part a the vertices the source reaches, or those that do not reach the sink
+    reach = np.zeros(nodes, dtype=np.bool_)
+    _search(first, head, cap, rev, source, reach, False)
+    to_sink = np.zeros(nodes, dtype=np.bool_)
+    _search(first, head, cap, rev, sink, to_sink, True)
+    ncon = vwgt.shape[1]
+    best_over = -1.0
+    best = 0
+    for choice in range(2):
+        w = np.empty((2, ncon), dtype=np.int64)
+        for s in range(2):
+            for c in range(ncon):
+                w[s, c] = pw[blocks[s], c]
+        for i in range(nr):
+            v = region[i]
+            side = 0 if (reach[i] if choice == 0 else not to_sink[i]) else 1
+            was = _side(part, blocks, v)
+            if side != was:
+                for c in range(ncon):
+                    w[was, c] -= vwgt[v, c]
+                    w[side, c] += vwgt[v, c]
+        over = 0.0
+        for s in range(2):
+            for c in range(ncon):
+                over = max(over, w[s, c] / max(maxw[blocks[s], c], 1))
+        if best_over < 0 or over < best_over:
+            best_over = over
+            best = choice
+    for i in range(nr):
+        v = region[i]
+        side = 0 if (reach[i] if best == 0 else not to_sink[i]) else 1
+        was = _side(part, blocks, v)
+        if side != was:
+            for c in range(ncon):
+                pw[blocks[was], c] -= vwgt[v, c]
+                pw[blocks[side], c] += vwgt[v, c]
+            part[v] = blocks[side]
+    return old - flow
+
+
+@njit(cache=True)
+def _max_flow(first, head, cap, rev, source, sink):
+    """Dinic's maximum flow from ``source`` to ``sink``; ``cap`` is left as the residual capacities."""
+    nodes = first.size - 1
+    level = np.empty(nodes, dtype=np.int64)
+    queue = np.empty(nodes, dtype=np.int64)
+    current = np.empty(nodes, dtype=np.int64)
+    path = np.empty(nodes, dtype=np.int64)  # the arcs of the path being extended
+    flow = 0
+    while True:
+        level[:] = -1
+        level[source] = 0
+        queue[0] = source
+        qhead, qtail = 0, 1
+        while qhead < qtail:
+            x = queue[qhead]
+            qhead += 1
+            if level[sink] >= 0 and level[x] >= level[sink]:
+                break  # no shortest path goes further
+            for p in range(first[x], first[x + 1]):
+                y = head[p]
+                if cap[p] > 0 and level[y] < 0:
+                    level[y] = level[x] + 1
+                    queue[qtail] = y
+                    qtail += 1
+        if level[sink] < 0:
+            return flow
+        current[:] = first[:nodes]
+        depth = 0
+        x = source
+        while True:
+            if x == sink:  # augment along the path by its bottleneck, then go on from the first saturated arc
+                bottleneck = cap[path[0]]
+                for d in range(1, depth):
+                    bottleneck = min(bottleneck, cap[path[d]])
+                saturated = -1
+                for d in range(depth):
+                    cap[path[d]] -= bottleneck
+                    cap[rev[path[d]]] += bottleneck
+                    if saturated < 0 and cap[path[d]] == 0:
+                        saturated = d
+                flow += bottleneck
+                depth = saturated
+                x = head[rev[path[saturated]]]
+                continue
+            while current[x] < first[x + 1]:
+                p = current[x]
+                if cap[p] > 0 and level[head[p]] == level[x] + 1:
+                    break
+                current[x] += 1
+            if current[x] < first[x + 1]:
+                path[depth] = current[x]
+                depth += 1
+                x = head[current[x]]
+            else:  # a dead end: no path on from x in this phase
+                if x == source:
+                    break
+                level[x] = -1
+                depth -= 1
+                x = head[rev[path[depth]]]
+                current[x] += 1
+
+
+@njit(cache=True)
+def _search(first, head, cap, rev, start, seen, backwards):
+    """Mark the nodes that ``start`` reaches through arcs with residual capacity (``backwards``: the nodes
+    that reach ``start``)."""
+    nodes = first.size - 1
+    queue = np.empty(nodes, dtype=np.int64)
+    seen[start] = True
+    queue[0] = start
+    qhead, qtail = 0, 1
+    while qhead < qtail:
+        x = queue[qhead]
+        qhead += 1
+        for p in range(first[x], first[x + 1]):
+            y = head[p]
+            residual = cap[rev[p]] if backwards else cap[p]
+            if residual > 0 and not seen[y]:
+                seen[y] = True
+                queue[qtail] = y
+                qtail += 1

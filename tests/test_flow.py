@@ -1,0 +1,82 @@
+"""Flow refinement: the least cut between two parts through a corridor around their boundary."""
+
+import numpy as np
+import pytest
+
+import partkit
+from partkit import Graph
+from partkit.generators import barabasi_albert, delaunay, grid2d, grid3d
+from partkit.metrics import edge_cut, max_part_weights, part_weights, weight_bounds
+from partkit.multilevel.context import preset
+from partkit.multilevel.kernels.refinement_flow import MAX_PARTS, flow_refine
+from partkit.multilevel.kernels.refinement_moves import boundary_vertices
+
+
+def _refine(graph, part, maxw, rounds=1, share=1.0):
+    """``flow_refine`` on a copy: ``(refined part, its part weights as kept by the kernel, reduction)``."""
+    part = np.array(part, dtype=np.int64)
+    pw = part_weights(graph, part, maxw.shape[0])
+    gain = flow_refine(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, maxw,
+                       boundary_vertices(graph.xadj, graph.adjncy, part), rounds, share)
+    return part, pw, gain
+
+
+def test_a_zigzag_cut_becomes_the_straight_one():
+    g = grid2d(20, 10)  # vertex r * 20 + c: 10 rows of 20
+    rows, cols = np.divmod(np.arange(g.n), 20)
+    part = (cols >= np.where(rows % 2 == 0, 11, 9)).astype(np.int64)  # 100 vertices each, a cut of 28
+    assert edge_cut(g, part) == 28 and np.bincount(part).tolist() == [100, 100]
+    refined, pw, gain = _refine(g, part, max_part_weights(g, 2, 0.5))
+    assert edge_cut(g, refined) == 10 and gain == 18  # one column of the grid between the sides
+    assert (pw == part_weights(g, refined, 2)).all()
+
+
+def test_the_room_of_the_bound_limits_the_corridor():
+    """With no room on either side nothing may move; with a share of 0 neither."""
+    g = grid2d(20, 10)
+    rows, cols = np.divmod(np.arange(g.n), 20)
+    part = (cols >= np.where(rows % 2 == 0, 11, 9)).astype(np.int64)
+    exact = max_part_weights(g, 2, 0.0)
+    assert _refine(g, part, exact)[2] == 0
+    assert _refine(g, part, max_part_weights(g, 2, 0.5), share=0.0)[2] == 0
+
+
+@pytest.mark.parametrize("graph, k", [(delaunay(3000, seed=1), 2), (delaunay(3000, seed=2), 7),
+                                      (grid3d(12, 12, 12), 8), (barabasi_albert(2000, 3, seed=3), 4)])
+def test_flows_lower_the_cut_by_what_they_report_and_keep_the_bound(graph, k):
+    maxw = max_part_weights(graph, k, 0.03)
+    part = partkit.partition(graph, k, seed=0, preset="fast")
+    before = edge_cut(graph, part)
+    refined, pw, gain = _refine(graph, part, maxw, rounds=3)
+    assert gain >= 0 and edge_cut(graph, refined) == before - gain
+    assert (pw == part_weights(graph, refined, k)).all() and (pw <= maxw).all()
+    again, _, gain2 = _refine(graph, refined, maxw)
+    assert edge_cut(graph, again) == before - gain - gain2
+
+
+def test_every_constraint_keeps_its_bound():
+    g = delaunay(2000, seed=4)
+    rng = np.random.default_rng(4)
+    vwgt = np.stack([np.ones(g.n, dtype=np.int64), rng.integers(1, 10, g.n)], axis=1)
+    g = Graph(g.xadj, g.adjncy, vwgt=vwgt, adjwgt=g.adjwgt)
+    maxw = weight_bounds(g.total_vertex_weight(), np.full(2, 0.5), 0.05)
+    part = partkit.partition(g, 2, seed=1, imbalance=0.05)
+    refined, pw, gain = _refine(g, part, maxw, rounds=3)
+    assert (part_weights(g, refined, 2) <= maxw).all() and edge_cut(g, refined) == edge_cut(g, part) - gain
+
+
+def test_too_many_parts_are_left_alone():
+    g = grid2d(30, 30)
+    part = np.arange(g.n, dtype=np.int64) % (MAX_PARTS + 1)
+    refined, _, gain = _refine(g, part, max_part_weights(g, MAX_PARTS + 1, 0.5))
+    assert gain == 0 and (refined == part).all()
+
+
+def test_the_strong_preset_refines_by_flows_and_gives_one_partition_for_any_thread_count():
+    ctx = preset("strong")
+    assert "flow" in ctx.refinement.algorithms and "flow" in ctx.refinement.bisection_algorithms
+    g = delaunay(20000, seed=5)
+    for k in (2, 8):
+        one = partkit.partition(g, k, seed=3, preset="strong", threads=1)
+        two = partkit.partition(g, k, seed=3, preset="strong", threads=2)
+        assert (one == two).all() and (part_weights(g, one, k) <= max_part_weights(g, k, 0.03)).all()
