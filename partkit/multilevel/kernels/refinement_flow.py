@@ -277,16 +277,17 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
     to_sink = np.zeros(nodes, dtype=np.bool_)
     _search(first, head, cap, rev, sink, to_sink, True)
     ncon = vwgt.shape[1]
-    best_over = -1.0
+    weights = np.empty((2, 2, ncon), dtype=np.int64)  # the pair's weights after either cut
     best = 0
+    best_over = -1.0
     for choice in range(2):
-        w = np.empty((2, ncon), dtype=np.int64)
+        w = weights[choice]
         for s in range(2):
             for c in range(ncon):
                 w[s, c] = pw[blocks[s], c]
         for i in range(nr):
             v = region[i]
-            side = 0 if (reach[i] if choice == 0 else not to_sink[i]) else 1
+            side = _cut_side(reach, to_sink, choice, i)
             was = _side(part, blocks, v)
             if side != was:
                 for c in range(ncon):
@@ -300,15 +301,18 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
             best_over = over
             best = choice
     for i in range(nr):
-        v = region[i]
-        side = 0 if (reach[i] if best == 0 else not to_sink[i]) else 1
-        was = _side(part, blocks, v)
-        if side != was:
-            for c in range(ncon):
-                pw[blocks[was], c] -= vwgt[v, c]
-                pw[blocks[side], c] += vwgt[v, c]
-            part[v] = blocks[side]
+        part[region[i]] = blocks[_cut_side(reach, to_sink, best, i)]
+    for s in range(2):
+        for c in range(ncon):
+            pw[blocks[s], c] = weights[best, s, c]
     return old - flow
+
+
+@njit(cache=True, inline="always")
+def _cut_side(reach, to_sink, choice, i):
+    """The side of corridor vertex ``i`` under minimum cut ``choice``: 0 for the vertices the source
+    reaches (choice 0) or those that do not reach the sink (choice 1), else 1."""
+    return 0 if (reach[i] if choice == 0 else not to_sink[i]) else 1
 
 
 @njit(cache=True)
