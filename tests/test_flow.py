@@ -80,3 +80,26 @@ def test_the_strong_preset_refines_by_flows_and_gives_one_partition_for_any_thre
         one = partkit.partition(g, k, seed=3, preset="strong", threads=1)
         two = partkit.partition(g, k, seed=3, preset="strong", threads=2)
         assert (one == two).all() and (part_weights(g, one, k) <= max_part_weights(g, k, 0.03)).all()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_maximum_flow_is_scipys(seed):
+    """Push-relabel's flow value on random undirected networks is the one scipy's Dinic finds."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    from partkit.multilevel.kernels.refinement_flow import _max_flow
+
+    rng = np.random.default_rng(seed)
+    nodes = 60
+    edges = {(min(a, b), max(a, b)) for a, b in rng.integers(0, nodes, (240, 2)) if a != b}
+    rows, cols = np.array(sorted(edges)).T
+    caps = rng.integers(1, 20, rows.size)
+    sym = coo_matrix((np.concatenate([caps, caps]), (np.concatenate([rows, cols]), np.concatenate([cols, rows]))),
+                     shape=(nodes, nodes)).tocsr()
+    sym.sort_indices()
+    first, head, cap = sym.indptr.astype(np.int64), sym.indices.astype(np.int64), sym.data.astype(np.int64)
+    rev = np.array([first[y] + np.searchsorted(head[first[y]:first[y + 1]], x)
+                    for x in range(nodes) for y in head[first[x]:first[x + 1]]], dtype=np.int64)
+    expected = maximum_flow(sym.astype(np.int32), 0, nodes - 1).flow_value
+    assert _max_flow(first, head, cap, rev, 0, nodes - 1) == expected

@@ -6,8 +6,8 @@ room the other part has: moving all of it over would keep that part
 within its bound, so every cut inside the corridor keeps both balanced.
 The rest of a is contracted into the source, the rest of b into the sink
 (edges to third parts are cut either way and left out); a maximum flow
-between them (Dinic's algorithm: breadth-first levels, then blocking
-flows by depth-first search with current arcs) is the least cut between a
+between them (FIFO push-relabel with global relabelling, as in KaHIP)
+is the least cut between a
 and b through the corridor. Of the two minimum cuts the flow gives (the
 vertices the source still reaches, and those that do not reach the sink)
 the better balanced one replaces the corridor's assignment when it cuts
@@ -194,28 +194,17 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
     minimum cuts, applied to ``part`` (and ``pw``) when it cuts less; returns the reduction of the cut."""
     source, sink = nr, nr + 1
     nodes = nr + 2
-    # one pass over the corridor's lists (scattered in memory): its corridor neighbours and weights in a
-    # list of their own, what each vertex sends to either part outside the corridor, the cut before
-    size = 0
-    for i in range(nr):
-        size += xadj[region[i] + 1] - xadj[region[i]]
-    inner_head = np.empty(size, dtype=np.int64)
-    inner_wgt = np.empty(size, dtype=np.int64)
-    inner_end = np.empty(nr, dtype=np.int64)
+    # what each vertex sends to either part outside the corridor, its arcs, the cut before
     to_side = np.zeros((nr, 2), dtype=np.int64)
     degree = np.zeros(nodes, dtype=np.int64)
     old = 0
-    pos = 0
     for i in range(nr):
         v = region[i]
         sv = _side(part, blocks, v)
         for e in range(xadj[v], xadj[v + 1]):
             u = adjncy[e]
-            j = local[u]
-            if j >= 0:
-                inner_head[pos] = j
-                inner_wgt[pos] = adjwgt[e]
-                pos += 1
+            if local[u] >= 0:
+                degree[i] += 1
                 if sv == 0 and _side(part, blocks, u) == 1:
                     old += adjwgt[e]
             else:
@@ -224,50 +213,29 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
                     to_side[i, su] += adjwgt[e]
                     if su != sv:
                         old += adjwgt[e]
-        inner_end[i] = pos
-        degree[i] = pos - (inner_end[i - 1] if i > 0 else 0)
         for s in range(2):
             if to_side[i, s] > 0:
                 degree[i] += 1
                 degree[source if s == 0 else sink] += 1
-    # the arcs: a corridor vertex to its corridor neighbours (the reverse arc is the neighbour's arc back),
-    # and to the source and the sink for its neighbours outside the corridor in either part
+    # the arcs, made in pairs with their reverses: between corridor neighbours (once, from the lower
+    # place), and to the source and the sink for a vertex's neighbours outside the corridor in either part
     first = np.zeros(nodes + 1, dtype=np.int64)
     for x in range(nodes):
         first[x + 1] = first[x] + degree[x]
     narcs = first[nodes]
     head = np.empty(narcs, dtype=np.int64)
     cap = np.empty(narcs, dtype=np.int64)
-    rev = np.full(narcs, -1, dtype=np.int64)
+    rev = np.empty(narcs, dtype=np.int64)
     fill = first[:nodes].copy()
     for i in range(nr):
-        for t in range(inner_end[i - 1] if i > 0 else 0, inner_end[i]):
-            p = fill[i]
-            fill[i] += 1
-            head[p] = inner_head[t]
-            cap[p] = inner_wgt[t]
+        v = region[i]
+        for e in range(xadj[v], xadj[v + 1]):
+            j = local[adjncy[e]]
+            if j > i:
+                _arc_pair(head, cap, rev, fill, i, j, adjwgt[e])
         for s in range(2):
             if to_side[i, s] > 0:
-                terminal = source if s == 0 else sink
-                p = fill[i]
-                q = fill[terminal]
-                fill[i] += 1
-                fill[terminal] += 1
-                head[p] = terminal
-                head[q] = i
-                cap[p] = to_side[i, s]
-                cap[q] = to_side[i, s]
-                rev[p] = q
-                rev[q] = p
-    for i in range(nr):  # pair the arcs between corridor vertices with their reverses
-        for p in range(first[i], first[i + 1]):
-            j = head[p]
-            if rev[p] < 0 and j < nr:
-                for q in range(first[j], first[j + 1]):
-                    if head[q] == i:
-                        rev[p] = q
-                        rev[q] = p
-                        break
+                _arc_pair(head, cap, rev, fill, i, source if s == 0 else sink, to_side[i, s])
     flow = _max_flow(first, head, cap, rev, source, sink)
     if flow >= old:
         return 0
@@ -309,6 +277,21 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
 
 
 @njit(cache=True, inline="always")
+def _arc_pair(head, cap, rev, fill, x, y, capacity):
+    """The arc from ``x`` to ``y`` and its reverse, both of ``capacity`` (the edges are undirected)."""
+    p = fill[x]
+    q = fill[y]
+    fill[x] += 1
+    fill[y] += 1
+    head[p] = y
+    head[q] = x
+    cap[p] = capacity
+    cap[q] = capacity
+    rev[p] = q
+    rev[q] = p
+
+
+@njit(cache=True, inline="always")
 def _cut_side(reach, to_sink, choice, i):
     """The side of corridor vertex ``i`` under minimum cut ``choice``: 0 for the vertices the source
     reaches (choice 0) or those that do not reach the sink (choice 1), else 1."""
@@ -317,65 +300,98 @@ def _cut_side(reach, to_sink, choice, i):
 
 @njit(cache=True)
 def _max_flow(first, head, cap, rev, source, sink):
-    """Dinic's maximum flow from ``source`` to ``sink``; ``cap`` is left as the residual capacities."""
+    """The maximum flow from ``source`` to ``sink`` by FIFO push-relabel with global relabelling (Goldberg and
+    Tarjan; Cherkassky and Goldberg's heuristics, as KaHIP uses); ``cap`` is left as the residual capacities.
+
+    Every node's label bounds its distance to the sink in the residual network (to the source, plus the
+    number of nodes, once the sink is out of reach); an active node pushes its excess along arcs one label
+    down and is relabelled when none is left. The labels are set exact by two breadth-first searches at the
+    start and after every ``6 n + m`` units of relabelling work. The excess that cannot reach the sink flows
+    back to the source, so the result is a flow, not only a preflow.
+    """
     nodes = first.size - 1
-    level = np.empty(nodes, dtype=np.int64)
-    queue = np.empty(nodes, dtype=np.int64)
+    excess = np.zeros(nodes, dtype=np.int64)
+    label = np.empty(nodes, dtype=np.int64)
     current = np.empty(nodes, dtype=np.int64)
-    path = np.empty(nodes, dtype=np.int64)  # the arcs of the path being extended
-    flow = 0
-    while True:
-        level[:] = -1
-        level[source] = 0
-        queue[0] = source
+    active = np.zeros(nodes, dtype=np.bool_)
+    queue = np.empty(nodes + 1, dtype=np.int64)  # a ring: each node is in it at most once
+    scratch = np.empty(nodes, dtype=np.int64)
+    unlabelled = 2 * nodes
+    qhead, qtail = 0, 0
+    active[source] = True
+    active[sink] = True
+    for p in range(first[source], first[source + 1]):
+        y = head[p]
+        excess[y] += cap[p]
+        cap[rev[p]] += cap[p]
+        cap[p] = 0
+        if excess[y] > 0 and not active[y]:
+            active[y] = True
+            queue[qtail] = y
+            qtail = (qtail + 1) % queue.size
+    budget = 6 * nodes + first[nodes]
+    work = budget
+    while qhead != qtail:
+        if work >= budget:
+            _exact_labels(first, head, cap, rev, source, sink, label, scratch)
+            current[:] = first[:nodes]
+            work = 0
+        x = queue[qhead]
+        qhead = (qhead + 1) % queue.size
+        active[x] = False
+        end = first[x + 1]
+        while excess[x] > 0 and work < budget:
+            p = current[x]
+            if p == end:  # no admissible arc left: relabel
+                low = unlabelled
+                for q in range(first[x], end):
+                    if cap[q] > 0:
+                        low = min(low, label[head[q]] + 1)
+                work += 12 + end - first[x]
+                label[x] = low
+                current[x] = first[x]
+                if low >= unlabelled:
+                    break
+                continue
+            y = head[p]
+            if cap[p] > 0 and label[x] == label[y] + 1:
+                amount = min(cap[p], excess[x])
+                cap[p] -= amount
+                cap[rev[p]] += amount
+                excess[x] -= amount
+                excess[y] += amount
+                if not active[y]:
+                    active[y] = True
+                    queue[qtail] = y
+                    qtail = (qtail + 1) % queue.size
+            else:
+                current[x] += 1
+        if excess[x] > 0 and not active[x] and label[x] < unlabelled:
+            active[x] = True
+            queue[qtail] = x
+            qtail = (qtail + 1) % queue.size
+    return excess[sink]
+
+
+@njit(cache=True)
+def _exact_labels(first, head, cap, rev, source, sink, label, queue):
+    """Each node's distance to the sink in the residual network, or the number of nodes plus its distance
+    to the source when it cannot reach the sink (twice the number of nodes when neither)."""
+    nodes = first.size - 1
+    label[:] = 2 * nodes
+    for root, base in ((sink, 0), (source, nodes)):
+        label[root] = base
+        queue[0] = root
         qhead, qtail = 0, 1
         while qhead < qtail:
             x = queue[qhead]
             qhead += 1
-            if level[sink] >= 0 and level[x] >= level[sink]:
-                break  # no shortest path goes further
             for p in range(first[x], first[x + 1]):
                 y = head[p]
-                if cap[p] > 0 and level[y] < 0:
-                    level[y] = level[x] + 1
+                if label[y] == 2 * nodes and y != source and cap[rev[p]] > 0:
+                    label[y] = label[x] + 1
                     queue[qtail] = y
                     qtail += 1
-        if level[sink] < 0:
-            return flow
-        current[:] = first[:nodes]
-        depth = 0
-        x = source
-        while True:
-            if x == sink:  # augment along the path by its bottleneck, then go on from the first saturated arc
-                bottleneck = cap[path[0]]
-                for d in range(1, depth):
-                    bottleneck = min(bottleneck, cap[path[d]])
-                saturated = -1
-                for d in range(depth):
-                    cap[path[d]] -= bottleneck
-                    cap[rev[path[d]]] += bottleneck
-                    if saturated < 0 and cap[path[d]] == 0:
-                        saturated = d
-                flow += bottleneck
-                depth = saturated
-                x = head[rev[path[saturated]]]
-                continue
-            while current[x] < first[x + 1]:
-                p = current[x]
-                if cap[p] > 0 and level[head[p]] == level[x] + 1:
-                    break
-                current[x] += 1
-            if current[x] < first[x + 1]:
-                path[depth] = current[x]
-                depth += 1
-                x = head[current[x]]
-            else:  # a dead end: no path on from x in this phase
-                if x == source:
-                    break
-                level[x] = -1
-                depth -= 1
-                x = head[rev[path[depth]]]
-                current[x] += 1
 
 
 @njit(cache=True)
