@@ -18,7 +18,9 @@ The pairs are taken in decreasing order of the weight cut between them.
 
 import numpy as np
 
+from partkit._borrow import borrow
 from partkit._jit import njit
+from partkit._prefetch import MIN_VERTICES, prefetch_adjacency, prefetch_neighbours
 
 #: Pairwise flows need the (k, k) table of the weights cut between parts: none above this many parts.
 MAX_PARTS = 256
@@ -44,7 +46,7 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
         return 0
     local = np.full(n, -1, dtype=np.int64)
     region = np.empty(n, dtype=np.int64)
-    listed = np.zeros(n, dtype=np.bool_)
+    listed = np.zeros(n if rounds > 1 else 0, dtype=np.bool_)  # marks of _next_seeds (a later round)
     # the boundary vertices by part, and the pairs by the weight cut between them
     start = np.zeros(k + 1, dtype=np.int64)
     for v in boundary:
@@ -84,13 +86,13 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
         blocks[1] = pairs[index, 1]
         seeds = np.concatenate((by_part[start[blocks[0]]:start[blocks[0] + 1]],
                                 by_part[start[blocks[1]]:start[blocks[1] + 1]]))
-        for _ in range(rounds):
+        for r in range(rounds):
             nr = _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share)
             gain = 0
             if nr > 0:
                 gain = _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, nr)
-            if gain > 0:
-                total += gain
+            total += gain
+            if gain > 0 and r + 1 < rounds:
                 seeds = _next_seeds(xadj, adjncy, part, blocks, seeds, region, nr, listed)
             for i in range(nr):
                 local[region[i]] = -1
@@ -151,6 +153,10 @@ def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, 
     """Grow the corridor in each part of the pair breadth first from its seeds touching the other part,
     while it fits ``share`` of the other part's room; ``region[:nr]`` lists it, ``local[v]`` is v's place
     in it. Returns ``nr``."""
+    # borrowed views: no reference counting per call of the inlined prefetch (partkit._borrow)
+    xadj, adjncy, vwgt, part, local, region = borrow(xadj), borrow(adjncy), borrow(vwgt), borrow(part), \
+        borrow(local), borrow(region)
+    fetch = xadj.size > MIN_VERTICES  # the corridor's vertices are scattered over memory, their neighbours too
     ncon = vwgt.shape[1]
     nr = 0
     for s in range(2):
@@ -159,13 +165,19 @@ def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, 
         for c in range(ncon):
             room[c] = np.int64(share * (maxw[other, c] - pw[other, c]))
         first = nr
-        for v in seeds:
+        for j in range(seeds.size):
+            if fetch:
+                prefetch_adjacency(xadj, adjncy, adjncy, vwgt, part, seeds, j, seeds.size)
+            v = seeds[j]
             if part[v] == own and local[v] < 0 and _touches(xadj, adjncy, part, v, other) and _take(vwgt, v, room):
                 local[v] = nr
                 region[nr] = v
                 nr += 1
         i = first
         while i < nr:
+            if fetch:
+                prefetch_adjacency(xadj, adjncy, adjncy, vwgt, part, region, i, nr)
+                prefetch_neighbours(xadj, adjncy, local, region, i, nr)
             v = region[i]
             i += 1
             for e in range(xadj[v], xadj[v + 1]):
@@ -198,7 +210,13 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
     to_side = np.zeros((nr, 2), dtype=np.int64)
     degree = np.zeros(nodes, dtype=np.int64)
     old = 0
+    fetch = xadj.size > MIN_VERTICES
+    xadj, adjncy, adjwgt, vwgt, part, local = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), \
+        borrow(part), borrow(local)
     for i in range(nr):
+        if fetch:
+            prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, part, region, i, nr)
+            prefetch_neighbours(xadj, adjncy, local, region, i, nr)
         v = region[i]
         sv = _side(part, blocks, v)
         for e in range(xadj[v], xadj[v + 1]):
@@ -228,6 +246,8 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
     rev = np.empty(narcs, dtype=np.int64)
     fill = first[:nodes].copy()
     for i in range(nr):
+        if fetch:
+            prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, local, region, i, nr)
         v = region[i]
         for e in range(xadj[v], xadj[v + 1]):
             j = local[adjncy[e]]
