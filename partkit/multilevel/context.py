@@ -186,8 +186,8 @@ class RefinementContext:
         paths of parts when no direct move fits), ``lp`` is boundary label
         propagation, ``fm`` k-way FM with rollback, ``flow`` the least cut
         between every two adjacent parts through a corridor around their
-        boundary (a maximum flow, :mod:`kernels.refinement_flow`; the cut
-        objective only, k up to 256).
+        boundary (a maximum flow, :mod:`kernels.refinement_flow`; the cut,
+        mapping and migration objectives, not the volume; k up to 256).
     bisection_algorithms : tuple of {"balance", "lp", "fm", "flow"}
         The list used when k = 2, where ``fm`` is 2-way FM with bucket queues,
         balance-aware moves and rollback (the kernel that refines the initial
@@ -201,12 +201,14 @@ class RefinementContext:
     bisection_fm_passes : int
     flow_rounds, flow_level, flow_share : int, int, float
         ``flow`` makes up to ``flow_rounds`` flows a pair of parts (until
-        one lowers the cut no further), on levels of at least
+        one lowers the objective no further), on levels of at least
         ``flow_level`` vertices, in corridors of ``flow_share`` of the room
-        the bound leaves the other part. Only ``strong`` uses it: on the
-        tuning set it cut 0.993 x in 1.09 x the time there (grid3d_64 at
-        k = 8 4 % less, Delaunay and tetrahedral meshes at k = 2 3-4 %
-        less); in ``default`` it cut 0.97-0.99 x for 1.12-1.26 x the time
+        the bound leaves the other part. ``default`` refines bisections by
+        flows on levels of 100 000 vertices and more: on the tuning set at
+        k = 2 they cut 0.985 x in 1.014 x the time (delaunay_n20 12 %
+        less in 1.08 x); at k = 8 and 64 they cost more than they gain
+        there (cut 0.992 x for 1.05 x the time). ``strong`` refines every
+        level by flows at every k: cut 0.993 x in 1.09 x the time
         (``docs/history/tuning.md``).
     bisection_bad_share : float
     bisection_stop_alpha : float
@@ -257,10 +259,10 @@ class RefinementContext:
     """
 
     algorithms: tuple = ("balance", "lp", "fm")
-    bisection_algorithms: tuple = ("fm",)
+    bisection_algorithms: tuple = ("fm", "flow")
     bisection_fm_passes: int = 4
     flow_rounds: int = 1
-    flow_level: int = 0
+    flow_level: int = 100_000
     flow_share: float = 1.0
     bisection_bad_share: float = 0.02
     bisection_stop_alpha: float = 16.0
@@ -323,7 +325,8 @@ class Context:
 PRESET_OVERRIDES = {
     "fast": {"coarsening.coarse_per_part": 20, "coarsening.matched_coarsest": 0, "initial.tries": 4,
              "initial.min_tries": 4, "initial.min_bad_moves": 50, "initial.level_fm_passes": 2,
-             "refinement.lp_rounds": 2, "refinement.bisection_fm_passes": 2, "refinement.fm_seed_loss": 0.0},
+             "refinement.lp_rounds": 2, "refinement.bisection_fm_passes": 2, "refinement.fm_seed_loss": 0.0,
+             "refinement.bisection_algorithms": ("fm",)},
     "default": {},
     "strong": {"initial.tries": 40, "initial.start_fm_passes": 10,
                "initial.level_fm_passes": 8, "initial.runs": 4, "initial.min_bad_moves": 50,
@@ -331,7 +334,7 @@ PRESET_OVERRIDES = {
                "refinement.fm_local_bad": 30, "refinement.fm_seed_loss": 0.25, "refinement.fm_stop_alpha": 0.0,
                "refinement.bisection_stop_alpha": 0.0, "refinement.fm_large_level": 0,
                "refinement.algorithms": ("balance", "lp", "fm", "flow"),
-               "refinement.bisection_algorithms": ("fm", "flow"), "refinement.flow_rounds": 2,
+               "refinement.flow_rounds": 2, "refinement.flow_level": 0,
                "runs": 4, "vcycles": 3},
 }
 

@@ -43,7 +43,7 @@ from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_cand
 from partkit.multilevel.kernels.refinement_flow import flow_refine
 from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import parallel_boundary_vertices, part_weights, relaxed_bounds
-from partkit.multilevel.kernels.objectives import MIGRATION
+from partkit.multilevel.kernels.objectives import MIGRATION, VOLUME
 from partkit.multilevel.objectives import CUT
 
 
@@ -130,11 +130,11 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
                 balance(g, part, pw, maxw, ctx, paths, objective)
                 candidates = None
             continue
-        if name == "flow":  # the least cuts between adjacent parts in corridors around their boundaries
-            if objective.code == CUT.code and g.n >= ctx.flow_level:
+        if name == "flow":  # the cheapest splits of adjacent parts in corridors around their boundaries
+            if objective.code != VOLUME and g.n >= ctx.flow_level:
                 boundary = parallel_boundary_vertices(g.xadj, g.adjncy, part)
                 if flow_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, boundary, ctx.flow_rounds,
-                               ctx.flow_share):
+                               ctx.flow_share, fm_degree_limit(g.xadj, ctx), objective.code, objective.data):
                     candidates = None
             continue
         if name == "fm" and k == 2 and objective.code != MIGRATION:  # 2-way FM lowers the cut, not the migration

@@ -4,16 +4,24 @@ For two adjacent parts a and b, a corridor is grown in each, breadth
 first from the vertices that touch the other, while its weight fits the
 room the other part has: moving all of it over would keep that part
 within its bound, so every cut inside the corridor keeps both balanced.
-The rest of a is contracted into the source, the rest of b into the sink
-(edges to third parts are cut either way and left out); a maximum flow
-between them (FIFO push-relabel with global relabelling, as in KaHIP)
-is the least cut between a
-and b through the corridor. Of the two minimum cuts the flow gives (the
-vertices the source still reaches, and those that do not reach the sink)
-the better balanced one replaces the corridor's assignment when it cuts
-less. Unlike FM, which moves one vertex at a time and must climb over
-moves that cost, a flow finds the best cut of the whole corridor at once.
-The pairs are taken in decreasing order of the weight cut between them.
+The rest of a is contracted into the source, the rest of b into the sink;
+a maximum flow between them (FIFO push-relabel with global relabelling,
+as in KaHIP) is the cheapest way to split the corridor between a and b.
+Of the two minimum cuts the flow gives (the vertices the source still
+reaches, and those that do not reach the sink) the better balanced one
+replaces the corridor's assignment when it costs less. Unlike FM, which
+moves one vertex at a time and must climb over moves that cost, a flow
+finds the best split of the whole corridor at once. The pairs are taken
+in decreasing order of the objective between them.
+
+The objective is any sum of edge costs and per-vertex terms
+(:mod:`partkit.multilevel.kernels.objectives`: the cut, the mapping cost,
+the migration objective; not the volume): an edge inside the corridor costs
+its weight times the cost between a and b when it is cut, and what a
+vertex's edges out of the corridor (to a, b or a third part) and its own
+term cost in either part becomes an arc from the source or to the sink,
+as in Mt-KaHyPar's flows for the Steiner-tree objective. For the cut,
+edges to third parts are cut either way and cost nothing here.
 """
 
 import numpy as np
@@ -21,24 +29,29 @@ import numpy as np
 from partkit._borrow import borrow
 from partkit._jit import njit
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency, prefetch_neighbours
+from partkit.multilevel.kernels.objectives import edge_cost, vertex_gain
 
 #: Pairwise flows need the (k, k) table of the weights cut between parts: none above this many parts.
 MAX_PARTS = 256
 
 
 @njit(cache=True)
-def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, share):
-    """Flow refinement of every pair of adjacent parts of ``part`` under the bound ``maxw`` (k, ncon), in place.
+def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, share, degree_limit, objective, data):
+    """Flow refinement of every pair of adjacent parts of ``part`` under the bound ``maxw`` (k, ncon), in place,
+    for ``objective`` and its ``data`` (the cut, the mapping cost or the migration objective).
 
     Each pair gets up to ``rounds`` flows, each from the partition the
-    previous one left, until one lowers the cut no further; a corridor
-    uses ``share`` of the room of the parts. ``pw`` (k, ncon) holds the
+    previous one left, until one lowers the objective no further; a corridor
+    uses ``share`` of the room of the parts and no vertex with more than
+    ``degree_limit`` edges (the hubs of a power-law graph stay where they
+    are, as in k-way FM: through them a corridor would reach most of the
+    graph). ``pw`` (k, ncon) holds the
     parts' weights and is kept up to date; ``boundary`` lists the
     vertices with a neighbour in another part (more are allowed). Only a
     pair's first round reads its part of them: a later round's seeds are
     the last corridor, its neighbours and the last seeds.
 
-    Returns the reduction of the cut (at least 0).
+    Returns the reduction of the objective (at least 0).
     """
     n = xadj.size - 1
     k = maxw.shape[0]
@@ -77,7 +90,7 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
             if between[a, b] > 0:
                 pairs[npairs, 0] = a
                 pairs[npairs, 1] = b
-                weights[npairs] = between[a, b]
+                weights[npairs] = between[a, b] * edge_cost(objective, data, a, b)
                 npairs += 1
     total = 0
     blocks = np.empty(2, dtype=np.int64)
@@ -87,10 +100,11 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
         seeds = np.concatenate((by_part[start[blocks[0]]:start[blocks[0] + 1]],
                                 by_part[start[blocks[1]]:start[blocks[1] + 1]]))
         for r in range(rounds):
-            nr = _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share)
+            nr = _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share, degree_limit)
             gain = 0
             if nr > 0:
-                gain = _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, nr)
+                gain = _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, nr, objective,
+                                data)
             total += gain
             if gain > 0 and r + 1 < rounds:
                 seeds = _next_seeds(xadj, adjncy, part, blocks, seeds, region, nr, listed)
@@ -149,10 +163,10 @@ def _list_seed(xadj, adjncy, part, blocks, u, listed, out, count):
 
 
 @njit(cache=True, inline="always")
-def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share):
+def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share, degree_limit):
     """Grow the corridor in each part of the pair breadth first from its seeds touching the other part,
-    while it fits ``share`` of the other part's room; ``region[:nr]`` lists it, ``local[v]`` is v's place
-    in it. Returns ``nr``."""
+    through vertices of at most ``degree_limit`` edges, while it fits ``share`` of the other part's room;
+    ``region[:nr]`` lists it, ``local[v]`` is v's place in it. Returns ``nr``."""
     # borrowed views: no reference counting per call of the inlined prefetch (partkit._borrow)
     xadj, adjncy, vwgt, part, local, region = borrow(xadj), borrow(adjncy), borrow(vwgt), borrow(part), \
         borrow(local), borrow(region)
@@ -169,7 +183,8 @@ def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, 
             if fetch:
                 prefetch_adjacency(xadj, adjncy, adjncy, vwgt, part, seeds, j, seeds.size)
             v = seeds[j]
-            if part[v] == own and local[v] < 0 and _touches(xadj, adjncy, part, v, other) and _take(vwgt, v, room):
+            if (part[v] == own and local[v] < 0 and xadj[v + 1] - xadj[v] <= degree_limit
+                    and _touches(xadj, adjncy, part, v, other) and _take(vwgt, v, room)):
                 local[v] = nr
                 region[nr] = v
                 nr += 1
@@ -182,7 +197,7 @@ def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, 
             i += 1
             for e in range(xadj[v], xadj[v + 1]):
                 u = adjncy[e]
-                if part[u] == own and local[u] < 0 and _take(vwgt, u, room):
+                if part[u] == own and local[u] < 0 and xadj[u + 1] - xadj[u] <= degree_limit and _take(vwgt, u, room):
                     local[u] = nr
                     region[nr] = u
                     nr += 1
@@ -201,15 +216,23 @@ def _take(vwgt, v, room):
 
 
 @njit(cache=True)
-def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, nr):
+def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, nr, objective, data):
     """The flow network of the corridor ``region[:nr]``, its maximum flow and the better balanced of its two
-    minimum cuts, applied to ``part`` (and ``pw``) when it cuts less; returns the reduction of the cut."""
+    minimum cuts, applied to ``part`` (and ``pw``) when it lowers the objective; returns the reduction.
+
+    A corridor vertex costs ``delta`` more in the pair's second part than in its first (its edges leaving
+    the corridor, to any part, and its own term: the migration's): an arc from the source of ``delta``,
+    or to the sink of ``-delta``; an edge inside the corridor costs its weight times the objective's cost
+    between the two parts when it is cut, an arc of that capacity each way. Every assignment of the
+    corridor then costs ``sum of the negative deltas`` plus the capacity it cuts.
+    """
     source, sink = nr, nr + 1
     nodes = nr + 2
-    # what each vertex sends to either part outside the corridor, its arcs, the cut before
-    to_side = np.zeros((nr, 2), dtype=np.int64)
+    a, b = blocks[0], blocks[1]
+    pair_cost = edge_cost(objective, data, a, b)
+    delta = np.zeros(nr, dtype=np.int64)
     degree = np.zeros(nodes, dtype=np.int64)
-    old = 0
+    old = 0  # the cost of the corridor's assignment as it is, on the scale of the network's
     fetch = xadj.size > MIN_VERTICES
     xadj, adjncy, adjwgt, vwgt, part, local = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), \
         borrow(part), borrow(local)
@@ -219,24 +242,24 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
             prefetch_neighbours(xadj, adjncy, local, region, i, nr)
         v = region[i]
         sv = _side(part, blocks, v)
+        d = -vertex_gain(objective, data, v, a, b)
         for e in range(xadj[v], xadj[v + 1]):
             u = adjncy[e]
             if local[u] >= 0:
                 degree[i] += 1
                 if sv == 0 and _side(part, blocks, u) == 1:
-                    old += adjwgt[e]
+                    old += adjwgt[e] * pair_cost
             else:
-                su = _side(part, blocks, u)
-                if su >= 0:  # an edge to a third part is cut whatever the corridor does
-                    to_side[i, su] += adjwgt[e]
-                    if su != sv:
-                        old += adjwgt[e]
-        for s in range(2):
-            if to_side[i, s] > 0:
-                degree[i] += 1
-                degree[source if s == 0 else sink] += 1
+                c = part[u]
+                d += adjwgt[e] * (edge_cost(objective, data, b, c) - edge_cost(objective, data, a, c))
+        delta[i] = d
+        if sv == 1:
+            old += d
+        if d != 0:
+            degree[i] += 1
+            degree[source if d > 0 else sink] += 1
     # the arcs, made in pairs with their reverses: between corridor neighbours (once, from the lower
-    # place), and to the source and the sink for a vertex's neighbours outside the corridor in either part
+    # place), and from the source or to the sink for a vertex's delta
     first = np.zeros(nodes + 1, dtype=np.int64)
     for x in range(nodes):
         first[x + 1] = first[x] + degree[x]
@@ -245,6 +268,7 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
     cap = np.empty(narcs, dtype=np.int64)
     rev = np.empty(narcs, dtype=np.int64)
     fill = first[:nodes].copy()
+    base = 0
     for i in range(nr):
         if fetch:
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, local, region, i, nr)
@@ -252,12 +276,14 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
         for e in range(xadj[v], xadj[v + 1]):
             j = local[adjncy[e]]
             if j > i:
-                _arc_pair(head, cap, rev, fill, i, j, adjwgt[e])
-        for s in range(2):
-            if to_side[i, s] > 0:
-                _arc_pair(head, cap, rev, fill, i, source if s == 0 else sink, to_side[i, s])
+                _arc_pair(head, cap, rev, fill, i, j, adjwgt[e] * pair_cost, adjwgt[e] * pair_cost)
+        if delta[i] > 0:
+            _arc_pair(head, cap, rev, fill, source, i, delta[i], 0)
+        elif delta[i] < 0:
+            _arc_pair(head, cap, rev, fill, i, sink, -delta[i], 0)
+            base += delta[i]
     flow = _max_flow(first, head, cap, rev, source, sink)
-    if flow >= old:
+    if base + flow >= old:
         return 0
     # the two minimum cuts: in part a the vertices the source reaches, or those that do not reach the sink
     reach = np.zeros(nodes, dtype=np.bool_)
@@ -293,12 +319,12 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
     for s in range(2):
         for c in range(ncon):
             pw[blocks[s], c] = weights[best, s, c]
-    return old - flow
+    return old - base - flow
 
 
 @njit(cache=True, inline="always")
-def _arc_pair(head, cap, rev, fill, x, y, capacity):
-    """The arc from ``x`` to ``y`` and its reverse, both of ``capacity`` (the edges are undirected)."""
+def _arc_pair(head, cap, rev, fill, x, y, capacity, back):
+    """The arc from ``x`` to ``y`` of ``capacity`` and its reverse of ``back``."""
     p = fill[x]
     q = fill[y]
     fill[x] += 1
@@ -306,7 +332,7 @@ def _arc_pair(head, cap, rev, fill, x, y, capacity):
     head[p] = y
     head[q] = x
     cap[p] = capacity
-    cap[q] = capacity
+    cap[q] = back
     rev[p] = q
     rev[q] = p
 
