@@ -144,10 +144,8 @@ def test_multisection_gives_the_outermost_level_its_share_of_the_imbalance():
 
 
 def test_hierarchical_start_keeps_the_best_of_the_runs_splits():
-    from dataclasses import replace
-
     from partkit._random import derive
-    from partkit.mapping import OUTER_SHARE, OUTER_VCYCLES
+    from partkit.mapping import OUTER_SHARE, split_contexts
     from partkit.metrics import max_part_weights
     from partkit.multilevel import preset
     from partkit.multilevel.objectives import mapping
@@ -156,8 +154,7 @@ def test_hierarchical_start_keeps_the_best_of_the_runs_splits():
     m = parse_machine(hierarchy="2:4", distance="1:10")
     objective, maxw, ctx = mapping(m), max_part_weights(g, 8, 0.03), preset("default", runs=3)
     start = hierarchical_start(g, objective, maxw, 0.03, ctx, seed=7)
-    outer, inner = replace(ctx, runs=1, vcycles=ctx.vcycles + OUTER_VCYCLES), replace(ctx, runs=1, vcycles=0)
-    splits = [multisection(g, m.hierarchy, 0.03, derive(7, r), contexts=(outer, inner), outer_share=OUTER_SHARE)
+    splits = [multisection(g, m.hierarchy, 0.03, derive(7, r), contexts=split_contexts(ctx), outer_share=OUTER_SHARE)
               for r in range(3)]
     values = [objective.value(g, part) for part in splits]
     assert len(set(values)) > 1 and objective.value(g, start) == min(values)
