@@ -27,6 +27,7 @@ edges to third parts are cut either way and cost nothing here.
 import numpy as np
 
 from partkit._borrow import borrow
+from partkit._heap import heap_build, heap_pop, new_heap
 from partkit._jit import njit
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency, prefetch_neighbours
 from partkit.multilevel.kernels.objectives import edge_cost, vertex_gain
@@ -67,7 +68,9 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
     for p in range(k):
         start[p + 1] += start[p]
     by_part = np.empty(boundary.size, dtype=np.int64)
-    fill = start[:k].copy()
+    fill = np.empty(k, dtype=np.int64)
+    for p in range(k):
+        fill[p] = start[p]
     between = np.zeros((k, k), dtype=np.int64)
     for v in boundary:
         a = part[v]
@@ -94,11 +97,21 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
                 npairs += 1
     total = 0
     blocks = np.empty(2, dtype=np.int64)
-    for index in np.argsort(-weights, kind="mergesort"):
+    # the pairs by decreasing weight, ties in listed order: the FM kernels' heap (compiled already; a sort
+    # compiled here took 1.6 s of a first call)
+    items, keys, pos, size = new_heap(npairs)
+    heap_build(items, keys, pos, size, np.arange(npairs), weights, np.ones(npairs, dtype=np.bool_))
+    while size[0] > 0:
+        index = heap_pop(items, keys, pos, size)
         blocks[0] = pairs[index, 0]
         blocks[1] = pairs[index, 1]
-        seeds = np.concatenate((by_part[start[blocks[0]]:start[blocks[0] + 1]],
-                                by_part[start[blocks[1]]:start[blocks[1] + 1]]))
+        seeds = np.empty(start[blocks[0] + 1] - start[blocks[0]] + start[blocks[1] + 1] - start[blocks[1]],
+                         dtype=np.int64)
+        count = 0
+        for b in blocks:
+            for i in range(start[b], start[b + 1]):
+                seeds[count] = by_part[i]
+                count += 1
         for r in range(rounds):
             nr = _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share, degree_limit)
             gain = 0
@@ -162,7 +175,7 @@ def _list_seed(xadj, adjncy, part, blocks, u, listed, out, count):
     return count + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, share, degree_limit):
     """Grow the corridor in each part of the pair breadth first from its seeds touching the other part,
     through vertices of at most ``degree_limit`` edges, while it fits ``share`` of the other part's room;
@@ -172,7 +185,7 @@ def _corridor(xadj, adjncy, vwgt, part, pw, maxw, blocks, seeds, local, region, 
         borrow(local), borrow(region)
     fetch = xadj.size > MIN_VERTICES  # the corridor's vertices are scattered over memory, their neighbours too
     ncon = vwgt.shape[1]
-    nr = 0
+    nr = np.int64(0)  # not a literal 0: _min_cut and _max_flow then compiled a second time, for it
     for s in range(2):
         own, other = blocks[s], blocks[1 - s]
         room = np.empty(ncon, dtype=np.int64)
@@ -267,7 +280,9 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
     head = np.empty(narcs, dtype=np.int64)
     cap = np.empty(narcs, dtype=np.int64)
     rev = np.empty(narcs, dtype=np.int64)
-    fill = first[:nodes].copy()
+    fill = np.empty(nodes, dtype=np.int64)
+    for x in range(nodes):
+        fill[x] = first[x]
     base = 0
     for i in range(nr):
         if fetch:
@@ -380,7 +395,8 @@ def _max_flow(first, head, cap, rev, source, sink):
     while qhead != qtail:
         if work >= budget:
             _exact_labels(first, head, cap, rev, source, sink, label, scratch)
-            current[:] = first[:nodes]
+            for x in range(nodes):
+                current[x] = first[x]
             work = 0
         x = queue[qhead]
         qhead = (qhead + 1) % queue.size
@@ -424,7 +440,8 @@ def _exact_labels(first, head, cap, rev, source, sink, label, queue):
     """Each node's distance to the sink in the residual network, or the number of nodes plus its distance
     to the source when it cannot reach the sink (twice the number of nodes when neither)."""
     nodes = first.size - 1
-    label[:] = 2 * nodes
+    for x in range(nodes):
+        label[x] = 2 * nodes
     for root, base in ((sink, 0), (source, nodes)):
         label[root] = base
         queue[0] = root
