@@ -58,7 +58,7 @@ def edge_degrees(xadj, adjncy, adjwgt, part, ed, idg):
 @njit(cache=True)
 def _max_weighted_degree(xadj, adjwgt):
     """Largest sum of edge weights at one vertex (bounds the FM gains)."""
-    maxdeg = 0
+    maxdeg = np.int64(0)
     for v in range(xadj.size - 1):
         maxdeg = max(maxdeg, weighted_degree(xadj, adjwgt, v))
     return maxdeg
@@ -301,7 +301,7 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
         cut = edge_degrees(xadj, adjncy, adjwgt, part, ed, idg)
         if trial == first:
             # the queues' gain range: the largest weighted degree ed + idg (no pass over the edges of its own)
-            maxdeg = 0
+            maxdeg = np.int64(0)  # not a literal 0: gain_cap compiled a second time, for it
             for v in range(n):
                 maxdeg = max(maxdeg, ed[v] + idg[v])
             cap = gain_cap(maxdeg)
