@@ -80,14 +80,14 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
             b = part[adjncy[e]]
             if a < b:
                 between[a, b] += adjwgt[e]
-    npairs = 0
+    npairs = np.int64(0)  # not a literal 0 (new_heap would compile for it)
     for a in range(k):
         for b in range(a + 1, k):
             if between[a, b] > 0:
                 npairs += 1
     pairs = np.empty((npairs, 2), dtype=np.int64)
     weights = np.empty(npairs, dtype=np.int64)
-    npairs = 0
+    npairs = np.int64(0)
     for a in range(k):
         for b in range(a + 1, k):
             if between[a, b] > 0:
@@ -302,9 +302,9 @@ def _min_cut(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, blocks, local, region, 
         return 0
     # the two minimum cuts: in part a the vertices the source reaches, or those that do not reach the sink
     reach = np.zeros(nodes, dtype=np.bool_)
-    _search(first, head, cap, rev, source, reach, False)
+    _search(first, head, cap, rev, source, reach, np.bool_(False))  # not literals: one compiled _search
     to_sink = np.zeros(nodes, dtype=np.bool_)
-    _search(first, head, cap, rev, sink, to_sink, True)
+    _search(first, head, cap, rev, sink, to_sink, np.bool_(True))
     ncon = vwgt.shape[1]
     weights = np.empty((2, 2, ncon), dtype=np.int64)  # the pair's weights after either cut
     best = 0
