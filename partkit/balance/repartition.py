@@ -276,9 +276,9 @@ def _refinement_context():
     from partkit.multilevel import preset
 
     engine = preset("default")
-    algorithms = engine.refinement.algorithms + ("flow",)
-    return replace(engine, refinement=replace(engine.refinement, algorithms=algorithms, bisection_algorithms=algorithms,
-                                              fm_local_bad=0, fm_passes=2, flow_level=0))
+    refinement = engine.refinement.with_flows()
+    return replace(engine, refinement=replace(refinement, bisection_algorithms=refinement.algorithms, fm_local_bad=0,
+                                              fm_passes=2))
 
 
 def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, finished):

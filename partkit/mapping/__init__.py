@@ -236,13 +236,7 @@ def hierarchical_start(graph, objective, maxw, imbalance, ctx, seed):
 def split_contexts(ctx):
     """The contexts of the splits of :func:`hierarchical_start` from the engine's ``ctx``: the outermost
     level's (:data:`OUTER_VCYCLES` more V-cycles, flows if :data:`OUTER_FLOWS`) and the other levels'."""
-    refinement = ctx.refinement
-    if OUTER_FLOWS:
-        def plus_flow(names):
-            return names if "flow" in names else names + ("flow",)
-
-        refinement = replace(refinement, algorithms=plus_flow(refinement.algorithms),
-                             bisection_algorithms=plus_flow(refinement.bisection_algorithms), flow_level=0)
+    refinement = ctx.refinement.with_flows() if OUTER_FLOWS else ctx.refinement
     return (replace(ctx, runs=1, vcycles=ctx.vcycles + OUTER_VCYCLES, refinement=refinement),
             replace(ctx, runs=1, vcycles=0))
 

@@ -184,8 +184,8 @@ class RefinementContext:
     algorithms : tuple of {"balance", "lp", "fm", "flow"}
         Applied in this order: ``balance`` restores the bound (moves along
         paths of parts when no direct move fits), ``lp`` is boundary label
-        propagation, ``fm`` k-way FM with rollback, ``flow`` the least cut
-        between every two adjacent parts through a corridor around their
+        propagation, ``fm`` k-way FM with rollback, ``flow`` the cheapest
+        split of every two adjacent parts in a corridor around their
         boundary (a maximum flow, :mod:`kernels.refinement_flow`; the cut,
         mapping and migration objectives, not the volume; k up to 256).
     bisection_algorithms : tuple of {"balance", "lp", "fm", "flow"}
@@ -282,6 +282,21 @@ class RefinementContext:
     fm_degree_factor: float = 8.0
     fm_degree_min: int = 64
     balance_rounds: int = 20
+
+    def with_flows(self):
+        """This context with ``flow`` after the other algorithms of both lists, on levels of every size.
+
+        Examples
+        --------
+        >>> ctx = RefinementContext().with_flows()
+        >>> ctx.algorithms, ctx.bisection_algorithms, ctx.flow_level
+        (('balance', 'lp', 'fm', 'flow'), ('fm', 'flow'), 0)
+        """
+        def plus_flow(names):
+            return names if "flow" in names else names + ("flow",)
+
+        return replace(self, algorithms=plus_flow(self.algorithms),
+                       bisection_algorithms=plus_flow(self.bisection_algorithms), flow_level=0)
 
 
 @dataclass(frozen=True)
