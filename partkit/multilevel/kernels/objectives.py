@@ -26,10 +26,12 @@ branch that reads ``data`` therefore tests ``data is not None`` first.
 
 A new objective gets a code here and a branch in :func:`move_gain` (the
 gain of a move), :func:`edge_cost` (the cost of an edge between two parts,
-which the balancer's paths and :func:`objective_value` add up; an
-objective that is not a sum over edges, as the volume, also gets a branch
-in :func:`objective_value`; one with a per-vertex term, as the migration,
-a branch in :func:`vertex_gain`); its Python side (name, data) goes into
+which the balancer's paths, the flows' networks
+(:mod:`~partkit.multilevel.kernels.refinement_flow`) and
+:func:`objective_value` add up; an objective that is not a sum over edges,
+as the volume, also gets a branch in :func:`objective_value` and no flows;
+one with a per-vertex term, as the migration, a branch in
+:func:`vertex_gain`); its Python side (name, data) goes into
 :mod:`partkit.multilevel.objectives`.
 """
 
