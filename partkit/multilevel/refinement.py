@@ -15,11 +15,16 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
     k-way FM with a max-gain queue and rollback to the best prefix
     (:func:`kway_fm`: the candidates of a pass are rated in parallel, then
     moved by one sequential kernel); for k = 2, 2-way FM with bucket
-    queues (:func:`kernels.initial_fm.fm_refine`).
+    queues (:func:`kernels.initial_fm.fm_refine`);
+``flow``
+    the cheapest split of every two adjacent parts in a corridor around
+    their boundary, by a maximum flow
+    (:func:`kernels.refinement_flow.flow_refine`; every objective but the
+    volume), on levels of at least ``flow_level`` vertices.
 
 For k = 2 the list is :attr:`RefinementContext.bisection_algorithms`.
 
-No ``lp`` or ``fm`` move breaks the bound. On coarse levels a part may
+No ``lp``, ``fm`` or ``flow`` move breaks the bound. On coarse levels a part may
 weigh its perfect share plus the heaviest vertex of the level (less one)
 when that exceeds the bound, as KaMinPar does: a coarse vertex weighs many
 fine ones, and an exact bound there would block the moves that the finer
