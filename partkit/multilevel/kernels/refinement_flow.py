@@ -97,8 +97,8 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
                 npairs += 1
     total = 0
     blocks = np.empty(2, dtype=np.int64)
-    # the pairs by decreasing weight, ties in listed order: the FM kernels' heap (compiled already; a sort
-    # compiled here took 1.6 s of a first call)
+    # the pairs by decreasing weight, ties in listed order, by the heap of the FM kernels (shared with them;
+    # a sort compiled here took 1.6 s of a first call)
     items, keys, pos, size = new_heap(npairs)
     heap_build(items, keys, pos, size, np.arange(npairs), weights, np.ones(npairs, dtype=np.bool_))
     while size[0] > 0:
