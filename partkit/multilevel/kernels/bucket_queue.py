@@ -111,11 +111,3 @@ def bq_top(head, top, q):
     if b < 0:
         return -1
     return head[q, b]
-
-
-@njit(cache=True)
-def bq_clear(head, top, where):
-    """Empty all queues; O(number of buckets + n)."""
-    head[:, :] = -1
-    top[:] = -1
-    where[:] = -1
