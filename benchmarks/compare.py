@@ -31,7 +31,9 @@ Per instance the script prints the cut, the imbalance (``*`` when not within
 means of partkit's cut and time ratios to every other tool, the performance
 profiles (share of instances within a factor τ of the best cut and the best
 time), and the targets as PASS/FAIL lines with their figures, including a
-cold run (``--cold``: a fresh process with an empty Numba cache) and the
+cold run (``--cold``: a fresh process with an empty Numba cache, whose
+compile-ahead helper, :mod:`partkit.multilevel.compile_ahead`, compiles
+the refinement on the other core) and the
 ``partkit partition`` command with a warm cache (``--cli``). Everything
 goes to one JSON (default ``benchmarks/results/<set>.json``).
 

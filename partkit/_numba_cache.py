@@ -1,4 +1,4 @@
-"""A writable Numba cache folder, or a temporary one with a note (read-only installs).
+"""A writable Numba cache folder, or a temporary one with a note (read-only installs); whether a kernel is in it.
 
 Kernels are ``@njit(cache=True)``: Numba refuses to even decorate them when
 neither the package's ``__pycache__`` folders nor the user's cache folder
@@ -10,6 +10,7 @@ and says so on stderr.
 
 from __future__ import annotations
 
+import glob
 import os
 import sys
 import tempfile
@@ -57,3 +58,18 @@ def _private_folder():
     except OSError:
         return tempfile.mkdtemp(prefix="partkit-numba-cache-")
     return folder
+
+
+def in_cache(dispatcher) -> bool:
+    """Whether the Numba kernel ``dispatcher`` has a compiled version in the on-disk cache.
+
+    Reads the kernel's cache index where Numba keeps it (beside the module,
+    or in ``NUMBA_CACHE_DIR``); an index written for another version of the
+    source file counts as missing, as Numba then compiles again.
+    """
+    try:
+        return bool(dispatcher._cache._cache_file._load_index())
+    except Exception:  # noqa: BLE001 - Numba's private cache API moved: fall back to the index file
+        name = dispatcher.py_func.__qualname__
+        module = dispatcher.py_func.__module__.rsplit(".", 1)[-1]
+        return bool(glob.glob(os.path.join(dispatcher._cache.cache_path, f"{module}.{name}-*.nbi")))

@@ -12,11 +12,11 @@ the compile time apart from the time of the work.
 from __future__ import annotations
 
 import contextlib
-import glob
 import importlib
-import os
 import sys
 import time
+
+from partkit._numba_cache import in_cache
 
 #: The kernels of the reader of a file kind (:func:`partkit.io.file_kind`), compiled when a command
 #: reads its input; the tokenizer for the kinds not named.
@@ -84,17 +84,8 @@ def kernels_cached(family="partition", file=None, method="multilevel", refine=No
     written for another version of the source file counts as missing, as
     Numba then compiles again.
     """
-    return all(_cached(getattr(importlib.import_module(module), name))
+    return all(in_cache(getattr(importlib.import_module(module), name))
                for module, name in family_kernels(family, file, method, refine, k))
-
-
-def _cached(dispatcher):
-    try:
-        return bool(dispatcher._cache._cache_file._load_index())
-    except Exception:  # noqa: BLE001 - Numba's private cache API moved: fall back to the index file
-        name = dispatcher.py_func.__qualname__
-        module = dispatcher.py_func.__module__.rsplit(".", 1)[-1]
-        return bool(glob.glob(os.path.join(dispatcher._cache.cache_path, f"{module}.{name}-*.nbi")))
 
 
 def notice(message, stream=None):

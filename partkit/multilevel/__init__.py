@@ -48,6 +48,7 @@ from partkit._random import derive
 from partkit._threads import using_threads
 from partkit.errors import InputError
 from partkit.metrics import max_part_weights, weight_bounds
+from partkit.multilevel import compile_ahead
 from partkit.multilevel import context as _context
 from partkit.multilevel.coarsening import coarsen, skewed_degrees, uses_clustering
 from partkit.multilevel.components import partition_by_components
@@ -132,6 +133,7 @@ def partition(graph, k, *, imbalance=0.03, seed=0, preset="default", coarsening=
         eps = imbalance if ubvec is None else np.asarray(ubvec, dtype=np.float64) - 1.0
         fractions = np.full(int(k), 1.0 / int(k)) if tpwgts is None else tpwgts
         maxw, eps = weight_bounds(graph.total_vertex_weight(), fractions, eps), float(np.min(eps))
+    compile_ahead.start(int(k), graph.n, ctx)  # a first run: a helper compiles the refinement meanwhile
     with using_threads(threads):
         return run(graph, int(k), maxw, eps, ctx, seed, progress, objective)
 
