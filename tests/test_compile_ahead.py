@@ -69,3 +69,17 @@ def test_the_engine_loads_what_the_helper_compiled(tmp_path):
     assert not compiled & tasks
     assert not compiled & {"rate_candidates_in_range", "boundary_in_range", "rate_for_balance_in_range"}
     assert "bisection_tries" in compiled  # the initial partitioning: this process's own compile
+
+
+def test_a_cached_task_is_looked_at_once(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.delenv("PARTKIT_COMPILE_AHEAD", raising=False)
+    monkeypatch.setattr(compile_ahead, "_started", {})
+    monkeypatch.setattr(compile_ahead, "due", lambda task: False)
+    assert compile_ahead.start(8, 10**6, preset()) == [] and compile_ahead._started == {"kway": None}
+
+    def looked_again(task):
+        raise AssertionError(f"{task} looked at again")
+
+    monkeypatch.setattr(compile_ahead, "due", looked_again)
+    assert compile_ahead.start(16, 10**5, preset()) == []

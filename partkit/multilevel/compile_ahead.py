@@ -50,6 +50,7 @@ MPI_VARIABLES = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 HELPER = ("import sys; from partkit.multilevel.compile_ahead import compile_task; "
           "[compile_task(task) for task in sys.argv[1:]]")
 
+#: The tasks looked at in this process: the helper started for each, or None when the task was cached.
 _started = {}
 
 
@@ -94,15 +95,23 @@ def due(task):
 
 def start(k, n, ctx):
     """Start a helper process for each task of :func:`tasks_for` that is due and not started yet (see the
-    module docstring); returns the tasks started."""
+    module docstring); returns the tasks started.
+
+    A task is looked at once a process: found cached, it is not looked at
+    again (reading the cache's indexes costs about 0.1 ms, a tenth of a
+    small partition).
+    """
     tasks = [task for task in tasks_for(k, n, ctx) if task not in _started]
     if not tasks or not helper_allowed():
         return []
-    tasks = [task for task in tasks if due(task)]
+    started = []
     for task in tasks:
-        _started[task] = subprocess.Popen([sys.executable, "-c", HELPER, task], stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return tasks
+        _started[task] = None
+        if due(task):
+            _started[task] = subprocess.Popen([sys.executable, "-c", HELPER, task], stdin=subprocess.DEVNULL,
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            started.append(task)
+    return started
 
 
 def compile_task(task):
