@@ -316,18 +316,21 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
     check_fit = state[_CHECK_FIT] != 0
     check_group = state[_CHECK_GROUP] != 0
     uniform = state[_UNIFORM] != 0
+    # the first round: every vertex is free, no proposal was made, and the active vertices come in order
+    # of their id; reading the neighbours' matching, at random in memory, would only find them free
+    first = state[_ROUND] == 0
     # borrowed views: no reference counting per call of _fits and of the prefetch (partkit._borrow)
     vwgt, maxvw = borrow(vwgt), borrow(maxvw)
     xadj, adjncy, adjwgt, match, active = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(match), borrow(active)
     vsum = borrow(vsum)
-    fetch = xadj.size > FETCH_MIN_VERTICES
+    fetch = xadj.size > FETCH_MIN_VERTICES and not (first and uniform)
     for i in range(lo, hi):
         if fetch:  # the neighbours' matching is read at random
             prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, match, active, i, hi)
             if not uniform:  # ... and their weights (the tie-break), on levels of unequal weights
                 prefetch_neighbours(xadj, adjncy, vsum, active, i, hi)
         v = active[i]
-        kept = proposal[v]
+        kept = -1 if first else proposal[v]
         if kept >= 0 and match[kept] < 0:
             # the neighbour proposed to in the last round is still free, so it is still the best free one
             # (the priorities are fixed and the free neighbours only fewer): the same proposal, no scan
@@ -338,7 +341,7 @@ def _propose(xadj, adjncy, adjwgt, vwgt, maxvw, group, key, vsum, state, match, 
         best_h = np.uint64(0)
         for e in range(xadj[v], xadj[v + 1]):
             u = adjncy[e]
-            if u == v or match[u] >= 0:
+            if u == v or (not first and match[u] >= 0):
                 continue
             if check_group and group[u] != group[v]:
                 continue
