@@ -22,6 +22,7 @@ from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, s
 from partkit.multilevel.objectives import CUT
 from partkit.multilevel.refinement import kway_fm, rebalance
 from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
+from partkit.multilevel.kernels.refinement_moves import boundary_after_moves, boundary_vertices
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
 from partkit.multilevel.kernels.coarsening_matching import parallel_matching, two_hop_matching
@@ -496,3 +497,19 @@ def test_fill_empty_parts_moves_the_cheapest_vertex_that_fits():
     heavy = Graph(g.xadj, g.adjncy, vwgt=[5, 5, 5, 5, 5, 5])
     part = np.array([0, 0, 0, 1, 1, 1])
     assert fill_empty_parts(heavy.xadj, heavy.adjncy, heavy.adjwgt, heavy.vwgt, part, maxw) == 1  # nothing fits
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_boundary_after_moves_is_the_boundary(seed):
+    """Found near the moves only, the boundary is the whole scan's, in the same order, whatever superset of
+    the old boundary the candidates are."""
+    rng = np.random.default_rng(seed)
+    g = delaunay(3000, seed=seed)
+    before = multilevel.partition(g, 16, seed=seed)
+    candidates = np.union1d(boundary_vertices(g.xadj, g.adjncy, before), rng.choice(g.n, 200 * seed))
+    part = before.copy()
+    movers = rng.choice(candidates, candidates.size // 4, replace=False)
+    part[movers] = rng.integers(0, 16, movers.size)
+    part[rng.choice(g.n, 5)] = 3  # a few moves anywhere: their neighbourhoods are tested too
+    found = boundary_after_moves(g.xadj, g.adjncy, part, before, candidates)
+    assert np.array_equal(found, boundary_vertices(g.xadj, g.adjncy, part))

@@ -47,7 +47,8 @@ from partkit.multilevel.kernels.refinement_balance import (apply_balance_moves, 
 from partkit.multilevel.kernels.refinement_fm import fm_pass, parallel_rate_candidates
 from partkit.multilevel.kernels.refinement_flow import flow_refine
 from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
-from partkit.multilevel.kernels.refinement_moves import parallel_boundary_vertices, part_weights, relaxed_bounds
+from partkit.multilevel.kernels.refinement_moves import (boundary_after_moves, parallel_boundary_vertices,
+                                                         part_weights, relaxed_bounds)
 from partkit.multilevel.kernels.objectives import MIGRATION, VOLUME
 from partkit.multilevel.objectives import CUT
 
@@ -128,7 +129,7 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
     k = maxw.shape[0]
     g = graph
     pw = part_weights(g.vwgt, part, k)
-    moved = False  # whether label propagation ran since the candidates were listed
+    before = None  # the partition before label propagation, when it ran since the candidates were listed
     for name in _algorithms(ctx, k):
         if name == "balance":
             if (pw > maxw).any():
@@ -149,16 +150,18 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
             candidates = None
             continue
         groups = fm_groups(ctx, g.n, k, objective) if name == "fm" else 1
-        if candidates is None or (groups > 1 and moved):
-            # grouped FM must lock every vertex with a neighbour in another group, all of them candidates, and
-            # label propagation's moves make new boundary vertices
+        if candidates is None:
             candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part)
-            moved = False
+        elif groups > 1 and before is not None:
+            # grouped FM must lock every vertex with a neighbour in another group, all of them candidates, and
+            # label propagation's moves make new boundary vertices: only near its moves
+            candidates = boundary_after_moves(g.xadj, g.adjncy, part, before, candidates)
+        before = None
         shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
+            before = part.copy()  # the boundary is found again only near the moves (above)
             parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code,
                                               objective.data, candidates[shuffle], ctx.lp_rounds, ctx.lp_batches)
-            moved = True
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes

@@ -167,6 +167,29 @@ def boundary_in_range(xadj, adjncy, part, lo, hi):
     return out[:nb].copy()
 
 
+@njit(cache=True)
+def boundary_after_moves(xadj, adjncy, part, before, candidates):
+    """:func:`boundary_vertices` of ``part``, given ``candidates`` that include every boundary vertex of the
+    partition ``before``: only they, the vertices whose part changed and their neighbours are tested
+    (after label propagation, a few per cent of a level), not the whole graph."""
+    n = xadj.size - 1
+    tested = np.zeros(n, dtype=np.bool_)
+    for i in range(candidates.size):
+        tested[candidates[i]] = True
+    for v in range(n):
+        if part[v] != before[v]:
+            tested[v] = True
+            for e in range(xadj[v], xadj[v + 1]):
+                tested[adjncy[e]] = True
+    out = np.empty(n, dtype=np.int64)
+    nb = 0
+    for v in range(n):
+        if tested[v] and on_boundary(xadj, adjncy, part, v):
+            out[nb] = v
+            nb += 1
+    return out[:nb].copy()
+
+
 def parallel_boundary_vertices(xadj, adjncy, part, nchunks=None):
     """:func:`boundary_vertices` in ``nchunks`` ranges in parallel (default: the threads in effect; same output)."""
     found = run_ranges(boundary_in_range, (xadj, adjncy, part), xadj.size - 1, nchunks)
