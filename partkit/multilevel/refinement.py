@@ -159,7 +159,8 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
         before = None
         shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
-            before = part.copy()  # the boundary is found again only near the moves (above)
+            if fm_groups(ctx, g.n, k, objective) > 1:  # grouped FM follows: its boundary is found near the moves
+                before = part.copy()
             parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code,
                                               objective.data, candidates[shuffle], ctx.lp_rounds, ctx.lp_batches)
         elif name == "fm":
