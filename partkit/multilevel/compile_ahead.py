@@ -28,12 +28,15 @@ it too; its output is discarded.
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
 from dataclasses import replace
 
 import numpy as np
+
+from partkit._numba_cache import in_cache
 
 #: The refinement kernels of each task (module, function): a task is due when one of them is not cached.
 TASK_KERNELS = {
@@ -86,10 +89,6 @@ def helper_allowed(environ=None):
 
 def due(task):
     """Whether a kernel of ``task`` is missing from Numba's on-disk cache."""
-    import importlib
-
-    from partkit._numba_cache import in_cache
-
     return not all(in_cache(getattr(importlib.import_module(module), name)) for module, name in TASK_KERNELS[task])
 
 
