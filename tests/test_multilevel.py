@@ -20,7 +20,7 @@ from partkit.multilevel.kernels.coarsening_contraction import compact_labels, co
 from partkit.multilevel import initial
 from partkit.multilevel.kernels.initial_fm import bisection_tries, overweight, side_weights
 from partkit.multilevel.objectives import CUT
-from partkit.multilevel.refinement import kway_fm, rebalance
+from partkit.multilevel.refinement import kway_fm, rebalance, refine
 from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import boundary_after_moves, boundary_vertices
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices
@@ -513,3 +513,21 @@ def test_boundary_after_moves_is_the_boundary(seed):
     part[rng.choice(g.n, 5)] = 3  # a few moves anywhere: their neighbourhoods are tested too
     found = boundary_after_moves(g.xadj, g.adjncy, part, before, candidates)
     assert np.array_equal(found, boundary_vertices(g.xadj, g.adjncy, part))
+
+
+@pytest.mark.parametrize("n, k, given", [(3000, 8, False), (3000, 8, True), (12000, 16, True), (12000, 32, False)])
+def test_refine_returns_the_boundary_it_leaves(n, k, given):
+    """Asked for it, the refinement returns the boundary of the partition it leaves (found near its moves), on
+    levels with and without grouped FM, from given candidates or from none."""
+    from partkit.multilevel.context import preset
+
+    g = delaunay(n, seed=k)
+    rng = np.random.default_rng(k)
+    part = multilevel.partition(g, k, seed=k)
+    shifted = boundary_vertices(g.xadj, g.adjncy, part)
+    shifted = shifted[rng.random(shifted.size) < 0.3]
+    part[shifted] = part[g.adjncy[g.xadj[shifted]]]  # a third of the boundary joins a neighbour's part: moves
+    candidates = boundary_vertices(g.xadj, g.adjncy, part) if given else None
+    found = refine(g, part, max_part_weights(g, k, 0.03), preset().refinement, 5, candidates, boundary=True)
+    assert np.array_equal(found, boundary_vertices(g.xadj, g.adjncy, part))
+    assert refine(g, part, max_part_weights(g, k, 0.03), preset().refinement, 6) is None

@@ -97,7 +97,7 @@ def coarse_paths(bounds, maxw):
     return bool((bounds > maxw).any())
 
 
-def refine(graph, part, maxw, ctx, key, candidates=None, paths=True, objective=CUT):
+def refine(graph, part, maxw, ctx, key, candidates=None, paths=True, objective=CUT, boundary=False):
     """Run the refinement algorithms of ``ctx`` on ``part`` in place, for ``objective``.
 
     Parameters
@@ -119,17 +119,27 @@ def refine(graph, part, maxw, ctx, key, candidates=None, paths=True, objective=C
         What the moves lower (default the cut). 2-way FM (k = 2) lowers
         the cut, which is every objective's on two parts up to a factor but
         the migration's: that one gets k-way FM.
+    boundary : bool
+        Return the boundary vertices of the refined partition (in
+        increasing order) when the last algorithm is k-way FM, found near
+        its moves (:func:`kernels.refinement_moves.boundary_after_moves`),
+        else None: :func:`uncoarsen` projects them to the next level
+        instead of scanning this one again.
     """
     with for_work(graph.n + graph.adjncy.size):
-        _refine(graph, part, maxw, ctx, key, candidates, paths, objective)
+        return _refine(graph, part, maxw, ctx, key, candidates, paths, objective, boundary)
 
 
-def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
+def _refine(graph, part, maxw, ctx, key, candidates, paths, objective, boundary):
     objective = objective.at(graph)
     k = maxw.shape[0]
     g = graph
     pw = part_weights(g.vwgt, part, k)
-    before = None  # the partition before label propagation, when it ran since the candidates were listed
+    # the candidates hold every boundary vertex of ``listed``, the partition when they were listed: the boundary
+    # after later moves is found near them (boundary_after_moves), for grouped FM and for ``boundary``
+    keep = boundary or fm_groups(ctx, g.n, k, objective) > 1
+    listed = part.copy() if keep and candidates is not None else None
+    moved = False  # whether label propagation moved vertices since the candidates were listed
     for name in _algorithms(ctx, k):
         if name == "balance":
             if (pw > maxw).any():
@@ -138,8 +148,8 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
             continue
         if name == "flow":  # the cheapest splits of adjacent parts in corridors around their boundaries
             if objective.code != VOLUME and g.n >= ctx.flow_level:
-                boundary = parallel_boundary_vertices(g.xadj, g.adjncy, part)
-                if flow_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, boundary, ctx.flow_rounds,
+                found = parallel_boundary_vertices(g.xadj, g.adjncy, part)
+                if flow_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, found, ctx.flow_rounds,
                                ctx.flow_share, fm_degree_limit(g.xadj, ctx), objective.code, objective.data):
                     candidates = None
             continue
@@ -152,23 +162,26 @@ def _refine(graph, part, maxw, ctx, key, candidates, paths, objective):
         groups = fm_groups(ctx, g.n, k, objective) if name == "fm" else 1
         if candidates is None:
             candidates = parallel_boundary_vertices(g.xadj, g.adjncy, part)
-        elif groups > 1 and before is not None:
+            listed, moved = (part.copy() if keep else None), False
+        elif groups > 1 and moved:
             # grouped FM must lock every vertex with a neighbour in another group, all of them candidates, and
-            # label propagation's moves make new boundary vertices: only near its moves
-            candidates = boundary_after_moves(g.xadj, g.adjncy, part, before, candidates)
-        before = None
+            # label propagation's moves make new boundary vertices: found near its moves
+            candidates = boundary_after_moves(g.xadj, g.adjncy, part, listed, candidates)
+            listed, moved = part.copy(), False
         shuffle = permutation(candidates.size, derive(key, name))
         if name == "lp":
-            if fm_groups(ctx, g.n, k, objective) > 1:  # grouped FM follows: its boundary is found near the moves
-                before = part.copy()
             parallel_label_propagation_refine(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, objective.code,
                                               objective.data, candidates[shuffle], ctx.lp_rounds, ctx.lp_batches)
+            moved = True
         elif name == "fm":
             max_bad = max(50, min(ctx.fm_max_bad, int(ctx.fm_bad_share * g.n)))
             npasses = ctx.fm_passes if not ctx.fm_large_level or g.n < ctx.fm_large_level else ctx.fm_large_passes
             kway_fm(g.xadj, g.adjncy, g.adjwgt, g.vwgt, part, pw, maxw, candidates, npasses, max_bad,
                     fm_degree_limit(g.xadj, ctx), shuffle, objective, groups, ctx.fm_local_bad, ctx.fm_seed_loss,
                     ctx.fm_stop_alpha)
+    if not boundary or candidates is None:
+        return None
+    return boundary_after_moves(g.xadj, g.adjncy, part, listed, candidates)
 
 
 def _algorithms(ctx, k):
@@ -386,19 +399,23 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None, objective=CUT):
     level."""
     coarse = hierarchy.coarsest
     from_boundary = _starts_from_boundary(ctx, maxw.shape[0])
+    boundary = None  # the boundary of ``coarse``, when its refinement found it
     for depth in range(len(hierarchy) - 1, -1, -1):
         fine, cmap = hierarchy.levels[depth]
         if say is not None:
             say(f"refining level {depth}: {fine.n} vertices")
         candidates = None
         if from_boundary:  # a fine boundary vertex belongs to a coarse boundary vertex: no scan of the fine graph
+            if boundary is None:
+                with for_work(coarse.n + coarse.adjncy.size):
+                    boundary = parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part)
             on_boundary = np.zeros(coarse.n, dtype=bool)
-            with for_work(coarse.n + coarse.adjncy.size):
-                on_boundary[parallel_boundary_vertices(coarse.xadj, coarse.adjncy, part)] = True
+            on_boundary[boundary] = True
             candidates = np.flatnonzero(on_boundary[cmap])
         part = part[cmap]
         bounds = level_bounds(fine, maxw, depth == 0)
-        refine(fine, part, bounds, ctx, derive(key, depth), candidates, paths=depth == 0 or coarse_paths(bounds, maxw),
-               objective=objective)
+        boundary = refine(fine, part, bounds, ctx, derive(key, depth), candidates,
+                          paths=depth == 0 or coarse_paths(bounds, maxw), objective=objective,
+                          boundary=from_boundary and depth > 0)
         coarse = fine
     return part
