@@ -48,6 +48,12 @@ def test_helper_allowed_by_the_environment(environ, allowed, monkeypatch):
     assert compile_ahead.helper_allowed(environ) is allowed
 
 
+def test_no_helper_in_a_frozen_application(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert not compile_ahead.helper_allowed({})
+
+
 def test_no_helper_on_one_core(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
     assert not compile_ahead.helper_allowed({})

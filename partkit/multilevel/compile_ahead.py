@@ -20,10 +20,10 @@ at k = 2 (one thread for the partition, the helper on the other core).
 
 No helper is started when ``PARTKIT_COMPILE_AHEAD`` is ``0``, when the
 process may use one core only, under an MPI launcher (every rank would
-start one), or when Numba's JIT is disabled; at most one per task and
-process, whatever ``threads`` the partition uses (it is a one-time
-compile). The helper belongs to the caller's process group, so Ctrl-C ends
-it too; its output is discarded.
+start one), in a frozen application, or when Numba's JIT is disabled; at
+most one per task and process, whatever ``threads`` the partition uses
+(it is a one-time compile). The helper belongs to the caller's process
+group, so Ctrl-C ends it too; its output is discarded.
 """
 
 from __future__ import annotations
@@ -77,12 +77,12 @@ def tasks_for(k, n, ctx):
 
 def helper_allowed(environ=None):
     """Whether this process may start a helper: not disabled, two usable cores or more, no MPI launcher,
-    Numba's JIT on."""
+    Numba's JIT on, a Python interpreter to start (not a frozen application)."""
     environ = os.environ if environ is None else environ
     if environ.get("PARTKIT_COMPILE_AHEAD", "1") == "0" or environ.get("NUMBA_DISABLE_JIT", "0") != "0":
         return False
-    if any(name in environ for name in MPI_VARIABLES) or not sys.executable:
-        return False
+    if any(name in environ for name in MPI_VARIABLES) or not sys.executable or getattr(sys, "frozen", False):
+        return False  # a frozen application's executable is not a Python that runs -c
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return cores >= 2
 
