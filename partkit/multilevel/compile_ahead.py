@@ -14,9 +14,8 @@ when it reaches the refinement, Numba loads the kernels from the cache. A
 kernel the helper has not finished by then is compiled here as well, as
 without a helper. The tasks: ``kway`` (the balancer, label propagation and
 k-way FM of k > 2) and ``flow`` (the flows of the bisections on large
-levels at k = 2, of every level in ``strong``). On that mesh the first
-call's compile went from 17.1 to 10.7 s at k = 64 and from 16.8 to 10.2 s
-at k = 2 (one thread for the partition, the helper on the other core).
+levels at k = 2, of every level in ``strong``). The measurements are in
+``docs/history/tuning.md`` (2026-12-05).
 
 No helper is started when ``PARTKIT_COMPILE_AHEAD`` is ``0``, when the
 process may use one core only, under an MPI launcher (every rank would

@@ -121,10 +121,11 @@ def refine(graph, part, maxw, ctx, key, candidates=None, paths=True, objective=C
         the migration's: that one gets k-way FM.
     boundary : bool
         Return the boundary vertices of the refined partition (in
-        increasing order) when the last algorithm is k-way FM, found near
-        its moves (:func:`kernels.refinement_moves.boundary_after_moves`),
-        else None: :func:`uncoarsen` projects them to the next level
-        instead of scanning this one again.
+        increasing order), found near the moves of label propagation and
+        k-way FM (:func:`kernels.refinement_moves.boundary_after_moves`);
+        None when the balancer, flows or 2-way FM changed the partition
+        after them (or ``boundary`` is False): :func:`uncoarsen` projects
+        the boundary to the next level instead of scanning this one again.
     """
     with for_work(graph.n + graph.adjncy.size):
         return _refine(graph, part, maxw, ctx, key, candidates, paths, objective, boundary)
