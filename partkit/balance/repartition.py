@@ -26,9 +26,12 @@ Strategies
     k-way FM) ``itr * cut + migration`` on every level
     (:func:`partkit.multilevel.objectives.migration`). Then V-cycles
     (coarsening within the old and the current parts) refine that result,
-    and separately the scratch partition of ``remap``; the best of both
-    and of the ``diffusion`` and ``remap`` strategies' results (cheap next
-    to the V-cycles) is kept.
+    and separately the scratch partition of ``remap`` and two scratch
+    partitions of the graph with its edges between old parts made cheaper
+    (:data:`BOUNDARY_PREFERENCES`, :func:`preferring_old_boundaries`),
+    whose parts follow the old boundaries where a cut nearly as good does;
+    the best of these and of the ``diffusion`` and ``remap`` strategies'
+    results (cheap next to the V-cycles) is kept.
 ``diffusion``
     Compute a flow of load between neighbouring parts (on the quotient graph
     of the partition) that balances them: by default the flow of least total
@@ -72,8 +75,13 @@ STRATEGIES = ("multilevel", "diffusion", "remap", "auto")
 #: boundary with the next part before it has passed the load on).
 FLOW_ROUNDS = 20
 FLOW_DAMPING = 0.5
-#: Most V-cycles of the multilevel strategy from each of its two starts (each kept only when it lowers the objective).
+#: Most V-cycles of the multilevel strategy from each of its starts (each kept only when it lowers the objective).
 VCYCLES = 5
+#: Scratch partitions that prefer the old boundaries, as starts of the multilevel strategy's V-cycles:
+#: ``(inside, across)`` weighs an edge inside an old part ``inside`` times and one between two old parts
+#: ``across`` times its weight, so that of the cuts nearly as good as the best the partitioner takes those
+#: along the old boundaries, whose vertices stay home.
+BOUNDARY_PREFERENCES = ((5, 4), (3, 2))
 
 
 @dataclass
@@ -281,11 +289,11 @@ def _refinement_context():
                                               fm_passes=2))
 
 
-def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, finished):
+def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, starts, finished):
     """The ``multilevel`` strategy: coarsen within the old parts, start from the best of the old partition,
     diffusion and scratch-remap on the coarsest graph, refine ``itr * cut + migration`` on every level; then
-    V-cycles from that result and from ``scratch`` (the fine graph's scratch partition); the best of both
-    and of the partitions ``finished`` (the diffusion and remap strategies' results)."""
+    V-cycles from that result and from each of ``starts`` (scratch partitions of the fine graph, relabelled);
+    the best of them and of the partitions ``finished`` (the diffusion and remap strategies' results)."""
     from partkit._random import derive
     from partkit.multilevel import _hierarchy, preset, run
     from partkit.multilevel.objectives import migration
@@ -313,7 +321,7 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch
         part = uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(seed, "repartition", "uncoarsen"),
                          objective=objective)
     results = [_vcycles(graph, home, k, start, objective, maxw, imbalance, ctx, derive(seed, "repartition", i))
-               for i, start in enumerate((part, scratch))]
+               for i, start in enumerate((part, *starts))]
     results += [(part, objective.rank(graph, part, maxw)) for part in finished]
     return min(results, key=lambda result: result[1])[0]
 
@@ -336,6 +344,16 @@ def _vcycles(graph, home, k, part, objective, maxw, imbalance, ctx, key):
             break
         part, best_rank = candidate, rank
     return part, best_rank
+
+
+def preferring_old_boundaries(graph, home, inside, across) -> Graph:
+    """``graph`` with the weight of every edge inside an old part (``home``) multiplied by ``inside`` and of
+    every edge between two old parts by ``across``: with ``across < inside`` a partition cut along the old
+    boundaries costs less, so partitioning it from scratch keeps more vertices home at nearly the same cut."""
+    tail = np.repeat(np.arange(graph.n), np.diff(graph.xadj))
+    factor = np.where(home[tail] == home[graph.adjncy], inside, across)
+    return Graph(graph.xadj, graph.adjncy, graph.vwgt, factor * graph.adjwgt, graph.coords, name=graph.name,
+                 validate=False)
 
 
 def scratch_method():
@@ -435,7 +453,14 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         remapped = _improve(graph, home, scratch.copy(), k, vsize, maxw, itr, seed)
     candidates = []
     if strategy in ("multilevel", "auto"):
-        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, scratch, (diffused, remapped))
+        starts = [scratch]
+        for inside, across in BOUNDARY_PREFERENCES:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", InfeasibleBalanceWarning)
+                starts.append(partition_from_scratch(preferring_old_boundaries(graph, home, inside, across), home,
+                                                     k, imbalance=imbalance, method=method, seed=seed,
+                                                     vsize=vsize).part)
+        part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, starts, (diffused, remapped))
         candidates.append(_result(graph, home, part, k, vsize, "multilevel"))
     if strategy in ("diffusion", "auto"):
         candidates.append(_result(graph, home, diffused, k, vsize, "diffusion"))
