@@ -308,7 +308,7 @@ def _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, starts,
     coarse_home = np.empty(coarsest.n, dtype=np.int64)
     coarse_home[to_coarsest] = home
     coarse_vsize = np.bincount(to_coarsest, weights=vsize, minlength=coarsest.n).astype(np.int64)
-    bounds = level_bounds(coarsest, maxw, not len(hierarchy))
+    bounds = level_bounds(coarsest, maxw, hierarchy.input_heaviest())
     kept = coarse_home.copy()
     refine(coarsest, kept, bounds, ctx.refinement, derive(seed, "repartition", "old"), objective=objective)
     coarse_diffused = _improve(coarsest, coarse_home, coarse_home.copy(), k, coarse_vsize, bounds, itr, seed,

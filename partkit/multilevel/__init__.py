@@ -294,7 +294,7 @@ def vcycle(graph, part, maxw, imbalance, ctx, key, objective, *, group, say=None
     leveled = objective.on(hierarchy)
     coarse_part = np.empty(hierarchy.coarsest.n, dtype=np.int64)
     coarse_part[hierarchy.to_coarsest()] = part
-    bound = level_bounds(hierarchy.coarsest, maxw, False) if relaxed_coarsest else maxw
+    bound = level_bounds(hierarchy.coarsest, maxw, hierarchy.input_heaviest()) if relaxed_coarsest else maxw
     refine(hierarchy.coarsest, coarse_part, bound, ctx.refinement, derive(key, "coarsest"), objective=leveled)
     return uncoarsen(hierarchy, coarse_part, maxw, ctx.refinement, derive(key, "uncoarsen"), say, leveled)
 
@@ -305,8 +305,8 @@ def _cycle(hierarchy, k, maxw, imbalance, ctx, key, say, objective):
         say(f"initial partitioning: {hierarchy.coarsest.n} vertices into {k} parts")
     if objective.machine is None:
         part = initial_partition(hierarchy.coarsest, k, maxw, imbalance, ctx, derive(key, "initial"),
-                                 finest=not len(hierarchy))
+                                 input_heaviest=hierarchy.input_heaviest(), finest=not len(hierarchy))
     else:
         part = initial_mapping(hierarchy.coarsest, k, maxw, imbalance, ctx, derive(key, "initial"), objective,
-                               finest=not len(hierarchy))
+                               input_heaviest=hierarchy.input_heaviest(), finest=not len(hierarchy))
     return uncoarsen(hierarchy, part, maxw, ctx.refinement, derive(key, "uncoarsen"), say, objective)

@@ -54,6 +54,12 @@ class Hierarchy:
     def __len__(self):
         return len(self.levels)
 
+    def input_heaviest(self):
+        """The heaviest vertex weight of the input graph, per constraint (the bound of every level is relaxed
+        by what its vertices weigh more: :func:`partkit.multilevel.refinement.level_bounds`)."""
+        graph = self.levels[0][0] if self.levels else self.coarsest
+        return graph.vwgt.max(axis=0, initial=0)
+
     def to_coarsest(self):
         """Map from the finest vertices to the coarsest vertices."""
         cmap = self.levels[0][1]

@@ -27,7 +27,7 @@ from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
 from partkit.multilevel.refinement import coarse_paths, level_bounds, refine
 
 
-def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
+def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, input_heaviest, finest=False):
     """Best of ``ctx.initial.runs`` refined recursive bisections of ``coarsest``.
 
     Parameters
@@ -42,8 +42,14 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     ctx : partkit.multilevel.context.Context
     key : int
         Random stream; run ``r`` uses ``derive(key, r)``.
+    input_heaviest : int64 array, shape (ncon,)
+        The input graph's heaviest vertex weight per constraint
+        (:meth:`partkit.multilevel.coarsening.Hierarchy.input_heaviest`): the
+        bound of ``coarsest`` is relaxed by what its vertices weigh more
+        (:func:`partkit.multilevel.refinement.level_bounds`).
     finest : bool
-        Whether ``coarsest`` is the input graph itself (no relaxed bound).
+        Whether ``coarsest`` is the input graph itself (the balancer may move
+        weight along paths of parts).
 
     Runs are ranked balanced first, then by cut. For k > 16 half as many
     runs are made: each costs about k bisections, and its cut varies less
@@ -52,7 +58,7 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     init = ctx.initial
     runs = init.runs if k <= 16 else max(1, init.runs // 2)
     total = float(coarsest.total_vertex_weight().sum())
-    bounds = level_bounds(coarsest, maxw, finest)
+    bounds = level_bounds(coarsest, maxw, input_heaviest)
     # unequal bounds (target part weights): every bisection splits in proportion to its parts' bounds,
     # per constraint
     fractions = None if (maxw == maxw[0]).all() else maxw / np.maximum(maxw.sum(axis=0), 1)
@@ -81,7 +87,7 @@ def initial_partition(coarsest, k, maxw, imbalance, ctx, key, *, finest=False):
     return best
 
 
-def initial_mapping(coarsest, k, maxw, imbalance, ctx, key, objective, *, finest=False):
+def initial_mapping(coarsest, k, maxw, imbalance, ctx, key, objective, *, input_heaviest, finest=False):
     """The best initial partition of ``coarsest`` for a mapping ``objective``.
 
     The candidates are the cut's initial partition (:func:`initial_partition`,
@@ -99,10 +105,10 @@ def initial_mapping(coarsest, k, maxw, imbalance, ctx, key, objective, *, finest
 
     machine = objective.machine
     runs = ctx.initial.runs if k <= 16 else max(1, ctx.initial.runs // 2)
-    bounds = level_bounds(coarsest, maxw, finest)
+    bounds = level_bounds(coarsest, maxw, input_heaviest)
     average = coarsest.total_vertex_weight() / k
     eps = max(imbalance, float(np.max(bounds / np.maximum(average, 1))) - 1.0)
-    kway = initial_partition(coarsest, k, maxw, imbalance, ctx, key, finest=finest)
+    kway = initial_partition(coarsest, k, maxw, imbalance, ctx, key, input_heaviest=input_heaviest, finest=finest)
     candidates = [place(coarsest, kway, machine, seed=key)[kway]]
     if len(machine.hierarchy) > 1:
         candidates += [multisection(coarsest, machine.hierarchy, eps, derive(key, "split", run)) for run in range(runs)]
@@ -168,9 +174,10 @@ def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tri
     -----
     The coarse levels of the bisection use the relaxed bound of
     :func:`partkit.multilevel.refinement.level_bounds` (a side may weigh
-    its perfect share plus the heaviest vertex of the level, less one),
-    as the k-way levels do; only the input level is held to the exact
-    bound. Coarse vertices weigh up to ``1.5 / bisection_coarsest`` of the
+    its perfect share plus the heaviest vertex of the level, less one:
+    the bisected graph is itself a coarse level, whose heavy vertices the
+    bisection's levels must move); only the input level is held to the
+    exact bound. Coarse vertices weigh up to ``1.5 / bisection_coarsest`` of the
     total, more than a deep bisection's share of ε: an exact bound there
     leaves the grown starts overweight and their FM passes spend their
     moves on balance instead of the cut.
@@ -180,11 +187,12 @@ def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tri
     coarse = hierarchy.coarsest
     target = int(round(float(np.ravel(fraction0)[0]) * int(coarse.total_vertex_weight()[0])))  # grown on constraint 0
     starts = integers(derive(key, "starts"), coarse.n, tries)
-    part = best_grown_bisection(coarse, level_bounds(coarse, maxw, not len(hierarchy)), target, starts,
+    unit = np.ones(graph.vwgt.shape[1], dtype=np.int64)  # coarse levels: room for the heaviest vertex, less one
+    part = best_grown_bisection(coarse, level_bounds(coarse, maxw, unit) if len(hierarchy) else maxw, target, starts,
                                 derive(key, "tries"), init.start_fm_passes, max(init.min_bad_moves, coarse.n // 4))
     for depth in range(len(hierarchy) - 1, -1, -1):
         fine, cmap = hierarchy.levels[depth]
         part = part[cmap]
-        fm_refine(fine.xadj, fine.adjncy, fine.adjwgt, fine.vwgt, part, level_bounds(fine, maxw, depth == 0),
+        fm_refine(fine.xadj, fine.adjncy, fine.adjwgt, fine.vwgt, part, level_bounds(fine, maxw, unit) if depth else maxw,
                   init.level_fm_passes, max(init.min_bad_moves, fine.n // 50), derive(key, "level", depth))
     return part

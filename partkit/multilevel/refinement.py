@@ -25,13 +25,14 @@ algorithms of :attr:`RefinementContext.algorithms` run in order:
 For k = 2 the list is :attr:`RefinementContext.bisection_algorithms`.
 
 No ``lp``, ``fm`` or ``flow`` move breaks the bound. On coarse levels a part may
-weigh its perfect share plus the heaviest vertex of the level (less one)
-when that exceeds the bound, as KaMinPar does: a coarse vertex weighs many
-fine ones, and an exact bound there would block the moves that the finer
-levels can still balance. Where ε leaves room for the heaviest vertex the
-bound stays exact: relaxing it beyond ε lets the coarse levels overfill
-parts that the finest level must then empty at a high cost in cut
-(measurements in ``docs/history/tuning.md``).
+weigh its perfect share plus what the level's heaviest vertex weighs more than
+the input's (less one for unit weights, as KaMinPar does) when that exceeds
+the bound: a coarse vertex weighs many fine ones, and an exact bound there
+would block the moves that the finer levels can still balance. Room beyond
+that, as for the input's own heavy vertices, or beyond ε where ε leaves room
+for the heaviest vertex, lets the coarse levels overfill parts that the finest
+level must then empty at a high cost in cut (measurements in
+``docs/history/tuning.md``).
 """
 
 from __future__ import annotations
@@ -53,26 +54,33 @@ from partkit.multilevel.kernels.objectives import MIGRATION, VOLUME
 from partkit.multilevel.objectives import CUT
 
 
-def level_bounds(graph, maxw, finest):
-    """The bound used on a level: ``maxw`` on the finest, at least the perfect share plus the heaviest vertex above.
+def level_bounds(graph, maxw, input_heaviest):
+    """The bound used on a level: ``maxw``, or at least the perfect share plus what the level's heaviest vertex
+    weighs more than the input's.
 
     The perfect share of a part is its bound scaled to the level's total
-    weight, ``maxw * total / maxw.sum(axis=0)``; the heaviest vertex counts
-    less one.
+    weight, ``maxw * total / maxw.sum(axis=0)``. ``input_heaviest`` (per
+    constraint, :meth:`partkit.multilevel.coarsening.Hierarchy.input_heaviest`)
+    is the heaviest vertex of the level that must meet ``maxw``: a coarse
+    level gets room only for the weight its clusters add, so the input's
+    own heavy vertices (weighted meshes, particle counts) are balanced on
+    the coarse levels too, not left as overweight for the input level,
+    whose balancer would pay for it in cut. On the input level itself the
+    bound is ``maxw``.
 
     Examples
     --------
     >>> import numpy as np
     >>> from partkit.graph import Graph
     >>> g = Graph(np.array([0, 1, 2]), np.array([1, 0]), np.array([[30], [70]]))
-    >>> level_bounds(g, np.array([[52], [52]]), False).ravel().tolist()  # 50 + 69
+    >>> level_bounds(g, np.array([[52], [52]]), np.array([1])).ravel().tolist()  # 50 + 69
     [119, 119]
-    >>> level_bounds(g, np.array([[52], [52]]), True).ravel().tolist()
+    >>> level_bounds(g, np.array([[52], [52]]), np.array([70])).ravel().tolist()  # the input level
     [52, 52]
     """
-    if finest or graph.n == 0:
+    if graph.n == 0:
         return maxw
-    return relaxed_bounds(graph.vwgt, maxw)
+    return relaxed_bounds(graph.vwgt, maxw, np.asarray(input_heaviest, dtype=np.int64))
 
 
 def coarse_paths(bounds, maxw):
@@ -399,6 +407,7 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None, objective=CUT):
     """Project ``part`` from the coarsest graph of ``hierarchy`` and refine it for ``objective`` on every finer
     level."""
     coarse = hierarchy.coarsest
+    heaviest = hierarchy.input_heaviest()
     from_boundary = _starts_from_boundary(ctx, maxw.shape[0])
     boundary = None  # the boundary of ``coarse``, when its refinement found it
     for depth in range(len(hierarchy) - 1, -1, -1):
@@ -414,7 +423,7 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None, objective=CUT):
             on_boundary[boundary] = True
             candidates = np.flatnonzero(on_boundary[cmap])
         part = part[cmap]
-        bounds = level_bounds(fine, maxw, depth == 0)
+        bounds = level_bounds(fine, maxw, heaviest)
         boundary = refine(fine, part, bounds, ctx, derive(key, depth), candidates,
                           paths=depth == 0 or coarse_paths(bounds, maxw), objective=objective,
                           boundary=from_boundary and depth > 0)

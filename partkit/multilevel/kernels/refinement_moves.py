@@ -207,10 +207,12 @@ def part_weights(vwgt, part, k):
 
 
 @njit(cache=True)
-def relaxed_bounds(vwgt, maxw):
+def relaxed_bounds(vwgt, maxw, input_heaviest):
     """``maxw`` raised, per constraint, to every part's perfect share of the weight of ``vwgt`` (its bound
-    scaled to that total, rounded up) plus the heaviest vertex less one: the bound of a coarse level
-    (:func:`partkit.multilevel.refinement.level_bounds`), in one pass over the weights."""
+    scaled to that total, rounded up) plus what its heaviest vertex weighs more than ``input_heaviest``
+    (the heaviest vertex of the input level, which must meet ``maxw``): the bound of a coarse level
+    (:func:`partkit.multilevel.refinement.level_bounds`), in one pass over the weights. ``maxw`` itself
+    where no vertex is heavier than the input's."""
     n, ncon = vwgt.shape
     k = maxw.shape[0]
     out = np.empty_like(maxw)
@@ -224,9 +226,10 @@ def relaxed_bounds(vwgt, maxw):
         for p in range(k):
             bound_sum += maxw[p, c]
         bound_sum = max(bound_sum, 1)
+        excess = heaviest - input_heaviest[c]
         for p in range(k):
             perfect = -(-maxw[p, c] * total // bound_sum)
-            out[p, c] = max(maxw[p, c], perfect + max(heaviest - 1, 0))
+            out[p, c] = max(maxw[p, c], perfect + excess) if excess > 0 else maxw[p, c]
     return out
 
 
