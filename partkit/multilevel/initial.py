@@ -193,6 +193,7 @@ def multilevel_bisection(graph, fraction0, imbalance, key, coarsening, init, tri
     for depth in range(len(hierarchy) - 1, -1, -1):
         fine, cmap = hierarchy.levels[depth]
         part = part[cmap]
-        fm_refine(fine.xadj, fine.adjncy, fine.adjwgt, fine.vwgt, part, level_bounds(fine, maxw, unit) if depth else maxw,
-                  init.level_fm_passes, max(init.min_bad_moves, fine.n // 50), derive(key, "level", depth))
+        bounds = level_bounds(fine, maxw, unit) if depth else maxw
+        fm_refine(fine.xadj, fine.adjncy, fine.adjwgt, fine.vwgt, part, bounds, init.level_fm_passes,
+                  max(init.min_bad_moves, fine.n // 50), derive(key, "level", depth))
     return part
