@@ -350,8 +350,7 @@ def preferring_old_boundaries(graph, home, inside, across) -> Graph:
     """``graph`` with the weight of every edge inside an old part (``home``) multiplied by ``inside`` and of
     every edge between two old parts by ``across``: with ``across < inside`` a partition cut along the old
     boundaries costs less, so partitioning it from scratch keeps more vertices home at nearly the same cut."""
-    tail = np.repeat(np.arange(graph.n), np.diff(graph.xadj))
-    factor = np.where(home[tail] == home[graph.adjncy], inside, across)
+    factor = np.where(home[graph.edge_sources()] == home[graph.adjncy], inside, across)
     return Graph(graph.xadj, graph.adjncy, graph.vwgt, factor * graph.adjwgt, graph.coords, name=graph.name,
                  validate=False)
 
@@ -453,13 +452,12 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
         remapped = _improve(graph, home, scratch.copy(), k, vsize, maxw, itr, seed)
     candidates = []
     if strategy in ("multilevel", "auto"):
-        starts = [scratch]
-        for inside, across in BOUNDARY_PREFERENCES:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", InfeasibleBalanceWarning)
-                starts.append(partition_from_scratch(preferring_old_boundaries(graph, home, inside, across), home,
-                                                     k, imbalance=imbalance, method=method, seed=seed,
-                                                     vsize=vsize).part)
+        with warnings.catch_warnings():  # starts of the V-cycles: the result's balance is what counts
+            warnings.simplefilter("ignore", InfeasibleBalanceWarning)
+            starts = [scratch] + [partition_from_scratch(preferring_old_boundaries(graph, home, inside, across), home,
+                                                         k, imbalance=imbalance, method=method, seed=seed,
+                                                         vsize=vsize).part
+                                  for inside, across in BOUNDARY_PREFERENCES]
         part = _multilevel(graph, home, k, vsize, maxw, imbalance, itr, seed, flow, starts, (diffused, remapped))
         candidates.append(_result(graph, home, part, k, vsize, "multilevel"))
     if strategy in ("diffusion", "auto"):
