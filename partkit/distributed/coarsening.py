@@ -32,7 +32,9 @@ from partkit._random import derive
 from partkit._threads import using_threads
 from partkit.distributed.graph import LocalGraph
 from partkit.distributed.halo import fetch, owner_of
+from partkit.distributed.kernels.blocks import block_edges
 from partkit.distributed.kernels.clustering import accept_joins, choose_clusters
+from partkit.distributed.kernels.contraction import merge_edges
 from partkit.distributed.kernels.random import batch_of
 from partkit.distributed.kernels.routing import unique_inverse
 from partkit.graph import Graph, entry_rows
@@ -112,23 +114,8 @@ def contract(graph: LocalGraph, labels):
     del sources, targets, crossing, full_map
     received, _, _, _ = channel.route(owner_of(vtxdist, edges[:, 0]), edges)
     del edges
-    xadj, adjncy, adjwgt = _merge_edges(received, coarse_first, leaders.size)
+    xadj, adjncy, adjwgt = merge_edges(received, coarse_first, leaders.size)
     return LocalGraph(channel, vtxdist, xadj, adjncy, coarse_vwgt, adjwgt), cmap
-
-
-def _merge_edges(edges, first, n_local):
-    """CSR of ``(source, target, weight)`` rows with parallel edges summed."""
-    order = np.lexsort((edges[:, 1], edges[:, 0]))
-    edges = edges[order]
-    if edges.shape[0]:
-        starts = np.flatnonzero(np.concatenate([[True], np.any(np.diff(edges[:, :2], axis=0) != 0, axis=1)]))
-        adjwgt = np.add.reduceat(edges[:, 2], starts)
-        edges = edges[starts]
-    else:
-        adjwgt = np.zeros(0, dtype=np.int64)
-    degrees = np.bincount(edges[:, 0] - first, minlength=n_local)
-    xadj = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
-    return xadj, edges[:, 1].copy(), adjwgt.astype(np.int64)
 
 
 def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall_ratio):
@@ -158,13 +145,11 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     """
     channel = graph.channel
     n_local = graph.n_local
-    inside = graph.adjacency < n_local
-    weight_inside, weight = channel.allreduce(np.array([graph.adjwgt[inside].sum(), graph.adjwgt.sum()]))
+    xadj, adjacency, adjwgt = block_edges(graph.xadj, graph.adjacency, graph.adjwgt, n_local)
+    weight_inside, weight = channel.allreduce(np.array([adjwgt.sum(), graph.adjwgt.sum()]))
     if weight_inside < min_share * weight:
         return None
-    rows = entry_rows(graph.xadj)[inside]
-    block = Graph(np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_local))]),
-                  graph.adjacency[inside], graph.vwgt, graph.adjwgt[inside], validate=False)
+    block = Graph(xadj, adjacency, graph.vwgt, adjwgt, validate=False)
     maxvw = np.array([max_weight], dtype=np.int64)
     with using_threads(1):  # the ranks are the parallelism
         cmap, nc = level_map(block, maxvw, np.zeros(n_local, dtype=np.int64), CoarseningContext(),

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from partkit.distributed.halo import Halo, owner_of
+from partkit.distributed.kernels import blocks
 from partkit.distributed.kernels.symmetry import entry_fingerprints
 from partkit.errors import InputError
 from partkit.graph import entry_rows
+
+#: Vertex weight that pins a ghost in the serial engine's kernels: no part has room for it.
+PINNED = 2**40
 
 
 @dataclass
@@ -75,6 +80,20 @@ class LocalGraph:
     @property
     def n(self) -> int:
         return int(self.vtxdist[-1])
+
+    @cached_property
+    def ghost_neighbours(self):
+        """CSR of the owned neighbours of every ghost, ``(ghost_xadj, ghost_rows)``, made once per level."""
+        return blocks.ghost_neighbours(self.xadj, self.adjacency, self.n_local, self.halo.n_ghost)
+
+    @cached_property
+    def pinned_ghosts(self):
+        """``(xadj, vwgt)`` over owned vertices and ghosts, the ghosts without rows and weighing ``PINNED``
+        (no part has room for them): the block as the serial engine's kernels refine it, made once per level."""
+        n_all = self.n_local + self.halo.n_ghost
+        xadj = np.concatenate([self.xadj, np.full(self.halo.n_ghost, self.xadj[-1])])
+        vwgt = np.concatenate([self.vwgt, np.full(self.halo.n_ghost, PINNED)]).reshape(n_all, 1)
+        return xadj, vwgt
 
     def global_ids(self):
         """Global ids of the owned vertices followed by the ghosts."""

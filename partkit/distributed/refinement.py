@@ -25,8 +25,6 @@ from partkit._threads import using_threads
 from partkit.distributed.kernels.random import batch_of
 from partkit.distributed.kernels.refinement import (accept_in_order, activate_neighbours, balance_candidates,
                                                     choose_moves, select_balancing_moves)
-from partkit.distributed.kernels.routing import group_by_destination
-from partkit.graph import entry_rows
 from partkit.multilevel.context import RefinementContext
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices
 from partkit.multilevel.refinement import fm_degree_limit, kway_fm  # the serial engine's k-way FM, on each rank's block
@@ -37,8 +35,6 @@ BATCHES = 4
 #: k-way FM passes of the local refinement, and its cap on fruitless moves per pass.
 FM_PASSES = 3
 FM_MAX_BAD = 1000
-#: Vertex weight that pins a ghost: no part has room for it, so local FM never moves it.
-PINNED = 2**40
 #: Balancer rounds per level before giving up (the partition is then reported infeasible).
 BALANCE_ROUNDS = 8
 
@@ -61,7 +57,7 @@ def refine(graph: LocalGraph, part, k, max_part_weight, seed):
     n_local = graph.n_local
     weights = part_weights(graph, part, k)
     batch = batch_of(graph.global_ids()[:n_local], BATCHES, derive(seed, "refinement batches"))
-    ghost_xadj, ghost_rows = _ghost_neighbours(graph)
+    ghost_xadj, ghost_rows = graph.ghost_neighbours
     active = np.zeros(n_local, dtype=np.bool_)
     active[boundary_vertices(graph.xadj, graph.adjacency, part)] = True
     for _ in range(ITERATIONS):
@@ -94,15 +90,6 @@ def refine(graph: LocalGraph, part, k, max_part_weight, seed):
     return weights
 
 
-def _ghost_neighbours(graph: LocalGraph):
-    """CSR of the owned neighbours of every ghost: ``(ghost_xadj, ghost_rows)``."""
-    n_local = graph.n_local
-    rows = entry_rows(graph.xadj)
-    to_ghost = graph.adjacency >= n_local
-    order, counts = group_by_destination(graph.adjacency[to_ghost] - n_local, graph.halo.n_ghost)
-    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), rows[to_ghost][order]
-
-
 def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
     """k-way FM on every rank's own vertices at once, ghosts pinned; update ``part`` in place.
 
@@ -116,16 +103,14 @@ def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
     Returns the new global part weights.
     """
     channel = graph.channel
-    n_all = graph.n_local + graph.halo.n_ghost
-    xadj = np.concatenate([graph.xadj, np.full(graph.halo.n_ghost, graph.xadj[-1])])
-    vwgt = np.concatenate([graph.vwgt, np.full(graph.halo.n_ghost, PINNED)]).reshape(n_all, 1)
+    xadj, vwgt = graph.pinned_ghosts
     local = weights.reshape(k, 1).copy()
     room = np.maximum(max_part_weight - weights, 0) // channel.size
     candidates = boundary_vertices(xadj, graph.adjacency, part)
-    candidates = candidates[permutation(candidates.size, derive(seed, "fm", channel.rank))]
+    shuffle = permutation(candidates.size, derive(seed, "fm", channel.rank))
     with using_threads(1):  # the ranks are the parallelism
         kway_fm(xadj, graph.adjacency, graph.adjwgt, vwgt, part, local, (weights + room).reshape(k, 1),
-                candidates.astype(np.int64), FM_PASSES, FM_MAX_BAD, fm_degree_limit(xadj, RefinementContext()))
+                candidates, FM_PASSES, FM_MAX_BAD, fm_degree_limit(xadj, RefinementContext()), shuffle=shuffle)
     weights = weights + channel.allreduce(local[:, 0] - weights)
     part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
     return weights

@@ -11,6 +11,7 @@ only while the cluster stays within the weight bound (:func:`accept_joins`).
 import numpy as np
 
 from partkit._jit import njit
+from partkit.distributed.kernels.routing import unique_inverse
 from partkit.multilevel.kernels.label_propagation import best_cluster
 
 
@@ -36,8 +37,8 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, c
         Batch of every vertex; only owned vertices of ``current_batch`` move.
     """
     n_local = xadj.size - 1
-    clusters = np.unique(label)
-    slot = np.searchsorted(clusters, label)
+    # the clusters renumbered in linear time (a sort of the labels took most of a round on scattered blocks)
+    clusters, slot = unique_inverse(label)
     weights = np.empty((clusters.size, 1), dtype=np.int64)
     for u in range(label.size):
         weights[slot[u], 0] = label_weight[u]
