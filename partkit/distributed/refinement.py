@@ -30,11 +30,8 @@ from partkit.multilevel.kernels.refinement_moves import boundary_vertices
 from partkit.multilevel.refinement import fm_degree_limit, kway_fm  # the serial engine's k-way FM, on each rank's block
 
 #: Refinement sweeps per level and batches per sweep.
-ITERATIONS = 4
+ITERATIONS = 2
 BATCHES = 4
-#: k-way FM passes of the local refinement, and its cap on fruitless moves per pass.
-FM_PASSES = 3
-FM_MAX_BAD = 1000
 #: Balancer rounds per level before giving up (the partition is then reported infeasible).
 BALANCE_ROUNDS = 8
 
@@ -93,7 +90,8 @@ def refine(graph: LocalGraph, part, k, max_part_weight, seed):
 def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
     """k-way FM on every rank's own vertices at once, ghosts pinned; update ``part`` in place.
 
-    Each rank may fill a part only by its share (1 / size) of the room the
+    The serial engine's k-way FM as its default context runs it (one pass
+    of localized searches from the boundary vertices). Each rank may fill a part only by its share (1 / size) of the room the
     part has left, so the simultaneous moves of all ranks keep every part
     within the bound. A rank's gains count the ghosts' parts as they were
     before the round; moves of two neighbours on different ranks in the
@@ -103,6 +101,7 @@ def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
     Returns the new global part weights.
     """
     channel = graph.channel
+    ctx = RefinementContext()
     xadj, vwgt = graph.pinned_ghosts
     local = weights.reshape(k, 1).copy()
     room = np.maximum(max_part_weight - weights, 0) // channel.size
@@ -110,7 +109,8 @@ def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
     shuffle = permutation(candidates.size, derive(seed, "fm", channel.rank))
     with using_threads(1):  # the ranks are the parallelism
         kway_fm(xadj, graph.adjacency, graph.adjwgt, vwgt, part, local, (weights + room).reshape(k, 1),
-                candidates, FM_PASSES, FM_MAX_BAD, fm_degree_limit(xadj, RefinementContext()), shuffle=shuffle)
+                candidates, ctx.fm_passes, ctx.fm_max_bad, fm_degree_limit(xadj, ctx), shuffle=shuffle,
+                local_bad=ctx.fm_local_bad, seed_loss=ctx.fm_seed_loss, stop_alpha=ctx.fm_stop_alpha)
     weights = weights + channel.allreduce(local[:, 0] - weights)
     part[graph.n_local:] = graph.halo.exchange(part[:graph.n_local])
     return weights
