@@ -32,12 +32,12 @@ from partkit._random import derive
 from partkit._threads import using_threads
 from partkit.distributed.graph import LocalGraph
 from partkit.distributed.halo import fetch, owner_of
-from partkit.distributed.kernels.blocks import block_edges
+from partkit.distributed.kernels.blocks import edges_by_key
 from partkit.distributed.kernels.clustering import accept_joins, choose_clusters
 from partkit.distributed.kernels.contraction import merge_edges
 from partkit.distributed.kernels.random import batch_of
-from partkit.distributed.kernels.routing import unique_inverse
-from partkit.graph import Graph, entry_rows
+from partkit.distributed.kernels.routing import group_by_destination, unique_inverse
+from partkit.graph import Graph
 from partkit.multilevel.coarsening import level_map
 from partkit.multilevel.context import CoarseningContext
 from partkit.multilevel.kernels.coarsening_contraction import contract as contract_serial
@@ -57,17 +57,19 @@ def cluster(graph: LocalGraph, max_weight, seed):
     cluster_weight = graph.vwgt.copy()  # clusters led by owned vertices
     label_weight = graph.halo.extend(graph.vwgt)
     batch = batch_of(label, BATCHES, derive(seed, "coarsening batches"))
-    rows = entry_rows(graph.xadj)
-    between = batch[rows] != batch[graph.adjacency]  # a batch is rated without its own vertices
-    xadj = np.concatenate([[0], np.cumsum(np.bincount(rows[between], minlength=graph.n_local))]).astype(np.int64)
-    adjacency, adjwgt = graph.adjacency[between], graph.adjwgt[between]
+    # a batch is rated without its own vertices
+    xadj, adjacency, adjwgt = edges_by_key(graph.xadj, graph.adjacency, graph.adjwgt, batch, False)
+    by_batch, sizes = group_by_destination(batch[:graph.n_local], BATCHES)  # the batches' vertices, ascending
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    slot = np.empty(label.size, dtype=np.int64)
     departures = np.empty((0, 3), dtype=np.int64)
     for _ in range(ITERATIONS):
         for current in range(BATCHES):
-            target = choose_clusters(xadj, adjacency, adjwgt, graph.vwgt, label, label_weight, batch, current,
-                                     max_weight)
-            movers = np.flatnonzero(target >= 0)
-            joins = np.stack([target[movers], graph.vwgt[movers], np.ones_like(movers)], axis=1)
+            members = by_batch[starts[current]:starts[current + 1]]
+            choice = choose_clusters(xadj, adjacency, adjwgt, graph.vwgt, label, label_weight, members, max_weight,
+                                     slot)
+            movers, target = members[choice >= 0], choice[choice >= 0]
+            joins = np.stack([target, graph.vwgt[movers], np.ones_like(movers)], axis=1)
             records = np.concatenate([joins, departures])
             received, order, counts, recv_counts = channel.route(owner_of(graph.vtxdist, records[:, 0]),
                                                                  records)
@@ -75,9 +77,10 @@ def cluster(graph: LocalGraph, max_weight, seed):
             replies, _ = channel.exchange(answers, recv_counts, recv_counts=counts)
             accepted = np.empty_like(replies)
             accepted[order] = replies
-            moved = movers[accepted[:movers.size] == 1]
+            joined = accepted[:movers.size] == 1
+            moved = movers[joined]
             departures = np.stack([label[moved], -graph.vwgt[moved], np.zeros_like(moved)], axis=1)
-            label[moved] = target[moved]
+            label[moved] = target[joined]
             # the ghosts' labels and the weights of everyone's clusters, in one halo exchange
             weights = fetch(channel, graph.vtxdist, label[:graph.n_local], cluster_weight)
             ghosts = graph.halo.exchange(np.stack([label[:graph.n_local], weights], axis=1))
@@ -145,7 +148,8 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     """
     channel = graph.channel
     n_local = graph.n_local
-    xadj, adjacency, adjwgt = block_edges(graph.xadj, graph.adjacency, graph.adjwgt, n_local)
+    ghost = np.arange(n_local + graph.halo.n_ghost) >= n_local
+    xadj, adjacency, adjwgt = edges_by_key(graph.xadj, graph.adjacency, graph.adjwgt, ghost, True)
     weight_inside, weight = channel.allreduce(np.array([adjwgt.sum(), graph.adjwgt.sum()]))
     if weight_inside < min_share * weight:
         return None

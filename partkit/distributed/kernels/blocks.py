@@ -1,4 +1,4 @@
-"""The part of a rank's rows that stays inside its block."""
+"""Views of a rank's rows: the edges kept by a key, the owned neighbours of the ghosts."""
 
 import numpy as np
 
@@ -6,27 +6,33 @@ from partkit._jit import njit
 
 
 @njit(cache=True)
-def block_edges(xadj, adjacency, adjwgt, n_local):
-    """CSR of the edges between owned vertices (local indices below ``n_local``): ``(xadj, adjacency, adjwgt)``.
+def edges_by_key(xadj, adjacency, adjwgt, key, same):
+    """CSR of the edges of the owned rows whose two ends have equal ``key`` (``same``) or different ones
+    (not ``same``): ``(xadj, adjacency, adjwgt)``, the rows in their order.
 
-    The edges to ghosts are left out; the rows keep their order.
+    ``key`` covers all local indices (owned vertices and ghosts): with
+    ``key = local index >= n_local`` and ``same``, the edges inside the
+    rank's block; with batch numbers and not ``same``, the edges between
+    batches.
     """
-    bxadj = np.zeros(n_local + 1, dtype=np.int64)
+    n_local = xadj.size - 1
+    kxadj = np.zeros(n_local + 1, dtype=np.int64)
     for v in range(n_local):
         count = 0
         for e in range(xadj[v], xadj[v + 1]):
-            if adjacency[e] < n_local:
+            if (key[adjacency[e]] == key[v]) == same:
                 count += 1
-        bxadj[v + 1] = bxadj[v] + count
-    badjacency = np.empty(bxadj[n_local], dtype=np.int64)
-    badjwgt = np.empty(bxadj[n_local], dtype=np.int64)
+        kxadj[v + 1] = kxadj[v] + count
+    kadjacency = np.empty(kxadj[n_local], dtype=np.int64)
+    kadjwgt = np.empty(kxadj[n_local], dtype=np.int64)
     pos = 0
-    for e in range(xadj[n_local]):
-        if adjacency[e] < n_local:
-            badjacency[pos] = adjacency[e]
-            badjwgt[pos] = adjwgt[e]
-            pos += 1
-    return bxadj, badjacency, badjwgt
+    for v in range(n_local):
+        for e in range(xadj[v], xadj[v + 1]):
+            if (key[adjacency[e]] == key[v]) == same:
+                kadjacency[pos] = adjacency[e]
+                kadjwgt[pos] = adjwgt[e]
+                pos += 1
+    return kxadj, kadjacency, kadjwgt
 
 
 @njit(cache=True)

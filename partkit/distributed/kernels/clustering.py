@@ -16,13 +16,15 @@ from partkit.multilevel.kernels.label_propagation import best_cluster
 
 
 @njit(cache=True)
-def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, current_batch, max_weight):
-    """The cluster each owned vertex of ``current_batch`` wants to join, or -1 to stay.
+def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, members, max_weight, slot):
+    """The cluster each vertex of ``members`` (owned, one batch) wants to join, or -1 to stay.
 
     The adjacency holds only the edges between different batches: the
     neighbours in the vertex's own batch move in the same round, so only
     the others tell which cluster it really is connected to. The rating is
-    the serial clustering's, on the clusters renumbered locally.
+    the serial clustering's, on the clusters the batch sees renumbered
+    locally (by hash, in time linear in the batch's edges: a renumbering of
+    all labels took most of a round on scattered blocks).
 
     Parameters
     ----------
@@ -33,25 +35,37 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, c
     label, label_weight : int64 arrays over all local indices
         Cluster (global id) of every owned and ghost vertex, and that
         cluster's weight as last known.
-    batch : int64 array over all local indices
-        Batch of every vertex; only owned vertices of ``current_batch`` move.
+    members : int64 array
+        The owned vertices of the batch that moves.
+    slot : int64 array over all local indices
+        Scratch; its entries for the batch and its neighbours are overwritten.
     """
-    n_local = xadj.size - 1
-    # the clusters renumbered in linear time (a sort of the labels took most of a round on scattered blocks)
-    clusters, slot = unique_inverse(label)
+    # the local indices whose clusters the ratings read: the batch's vertices and their neighbours
+    count = members.size
+    for v in members:
+        count += xadj[v + 1] - xadj[v]
+    seen = np.empty(count, dtype=np.int64)
+    pos = 0
+    for v in members:
+        seen[pos] = v
+        pos += 1
+        for e in range(xadj[v], xadj[v + 1]):
+            seen[pos] = adjacency[e]
+            pos += 1
+    clusters, inverse = unique_inverse(label[seen])
     weights = np.empty((clusters.size, 1), dtype=np.int64)
-    for u in range(label.size):
-        weights[slot[u], 0] = label_weight[u]
+    for i in range(count):
+        slot[seen[i]] = inverse[i]
+        weights[inverse[i], 0] = label_weight[seen[i]]
     bounds = np.full((clusters.size, 1), max_weight, dtype=np.int64)
     conn = np.full(clusters.size, -1, dtype=np.int64)
     touched = np.empty(clusters.size, dtype=np.int64)
-    target = np.full(n_local, -1, dtype=np.int64)
-    for v in range(n_local):
-        if batch[v] == current_batch:
-            best = best_cluster(xadj, adjacency, adjwgt, vwgt.reshape(-1, 1), slot, weights, bounds, label[:0], v,
-                                conn, touched)
-            if best >= 0:
-                target[v] = clusters[best]
+    target = np.full(members.size, -1, dtype=np.int64)
+    for i in range(members.size):
+        best = best_cluster(xadj, adjacency, adjwgt, vwgt.reshape(-1, 1), slot, weights, bounds, label[:0],
+                            members[i], conn, touched)
+        if best >= 0:
+            target[i] = clusters[best]
     return target
 
 
