@@ -2,9 +2,10 @@
 
 For every graph and k:
 
-* serial: a fresh process reads the file and runs ``partkit.partition`` on one thread
-  (default method and preset); cut, balance, wall seconds (read +
-  partition), peak resident memory (``ru_maxrss``);
+* serial: a fresh process reads the file, runs ``partkit.partition`` on one thread
+  (default method and preset) and writes the partition file, as the command
+  does; cut, balance, wall seconds (read + partition + write), peak resident
+  memory (``ru_maxrss``);
 * distributed: ``mpiexec -n P`` processes read their blocks
   (``partkit.distributed.read_graph``), partition
   (``partkit.distributed.partition``), write the partition file; cut as the
@@ -12,7 +13,11 @@ For every graph and k:
   peak memory, and the communication log. It runs twice with the same
   seed: the two files must be identical;
 * the written file is read back and its cut and balance recomputed
-  serially (``partkit.metrics``): the cut must equal the distributed one.
+  serially (``partkit.metrics``): the cut must equal the distributed one;
+* the commands themselves, as a user runs them (``partkit partition FILE -k K
+  --threads 1 -o OUT`` and ``mpiexec -n P partkit partition FILE -k K -o
+  OUT``), alternately, ``--command-runs`` times each: the best wall seconds
+  of each, start-up and imports included.
 
 Then it prints the ratios (cut, time, peak memory per rank vs serial), the
 communication per phase (max over ranks of words and messages sent), and
@@ -39,6 +44,7 @@ from __future__ import annotations
 import argparse
 import filecmp
 import json
+import math
 import os
 import resource
 import subprocess
@@ -100,14 +106,15 @@ def _environment():
 
 
 # ---------------------------------------------------------------- workers
-def serial_worker(path, k, seed):
+def serial_worker(path, k, seed, output):
     import partkit
-    from partkit.io import read_graph
+    from partkit.io import read_graph, write_partition
     from partkit.metrics import edge_cut, is_balanced
 
     start = time.perf_counter()
     graph = read_graph(path)
     part = partkit.partition(graph, k, seed=seed, threads=1)  # the single-thread run (issue 32)
+    write_partition(output, part)
     seconds = time.perf_counter() - start
     print(json.dumps({"cut": edge_cut(graph, part), "balanced": is_balanced(graph, part, k),
                       "seconds": seconds, "peak_mb": peak_mb(), "n": graph.n}))
@@ -140,10 +147,29 @@ def mpi_worker(path, k, seed, output):
 
 
 # ----------------------------------------------------------------- driver
-def run_serial(path, k, seed):
-    out = subprocess.run([sys.executable, __file__, "--serial-worker", str(path), str(k), str(seed)],
+def run_serial(path, k, seed, output):
+    out = subprocess.run([sys.executable, __file__, "--serial-worker", str(path), str(k), str(seed), str(output)],
                          capture_output=True, text=True, check=True, env=_environment())
     return json.loads(out.stdout)
+
+
+def time_commands(path, k, seed, ranks, output, runs):
+    """Best wall seconds of ``runs`` runs of the serial command (one thread) and of the same command under
+    ``mpiexec -n ranks``, run alternately: ``{"serial": s, "distributed": d}``."""
+    from partkit.distributed.launch import mpiexec_command
+
+    command = [sys.executable, "-m", "partkit", "partition", str(path), "-k", str(k), "--seed", str(seed),
+               "-o", str(output), "--quiet"]
+    parallel, environ = mpiexec_command(ranks, command)
+    environ.update(_environment())
+    best = {"serial": math.inf, "distributed": math.inf}
+    for _ in range(runs):
+        for name, argv, env in (("serial", command + ["--threads", "1"], _environment()),
+                                ("distributed", parallel, environ)):
+            start = time.perf_counter()
+            subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL)
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
 
 
 def run_distributed(path, k, seed, ranks, output):
@@ -189,6 +215,8 @@ def main(argv=None):
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", default="/tmp/partkit-bench-data", help="where generated graphs are cached")
+    parser.add_argument("--command-runs", type=int, default=2,
+                        help="runs of each whole command, alternately (0: not timed)")
     parser.add_argument("--json", help="write all results to this file")
     args = parser.parse_args(argv)
     from partkit.distributed.cost import predict
@@ -197,9 +225,9 @@ def main(argv=None):
         Path(args.data), ["delaunay_n20", "delaunay_n20_strips", "grid100x100x100"])
     results = []
     for path in paths:
-        serial = run_serial(path, args.k, args.seed)
-        outputs = [Path(args.data) / f"{path.stem}.dist{i}.part" for i in (1, 2)]
         Path(args.data).mkdir(parents=True, exist_ok=True)
+        serial = run_serial(path, args.k, args.seed, Path(args.data) / f"{path.stem}.serial.part")
+        outputs = [Path(args.data) / f"{path.stem}.dist{i}.part" for i in (1, 2)]
         dist = run_distributed(path, args.k, args.seed, args.ranks, outputs[0])
         run_distributed(path, args.k, args.seed, args.ranks, outputs[1])  # the same seed again: compared by file
         checked = check_file(path, outputs[0], args.k)
@@ -213,6 +241,9 @@ def main(argv=None):
                "cut_ratio": dist["cut"] / serial["cut"],
                "memory_ratio": max(r["peak_mb"] for r in dist["ranks"]) / serial["peak_mb"],
                "time_ratio": dist["seconds"] / serial["seconds"],
+               "commands": time_commands(path, args.k, args.seed, args.ranks,
+                                         Path(args.data) / f"{path.stem}.command.part", args.command_runs)
+               if args.command_runs else None,
                "communication": communication_table(dist["ranks"]),
                "prediction_ordering": ordering,
                "predicted_seconds": {str(n): p for n, p in predictions.items()}}
@@ -231,8 +262,12 @@ def _print_row(row):
           f"(imbalance {row['recomputed']['imbalance']:.4f}), serial {'within' if s['balanced'] else 'OUTSIDE'}")
     print(f"peak memory: per rank {', '.join(f'{m:.0f}' for m in row['peak_mb_per_rank'])} MiB, serial "
           f"{s['peak_mb']:.0f} MiB, max rank / serial = {row['memory_ratio']:.2f}")
-    print(f"time: distributed {d['seconds']:.1f} s (read+partition+write), serial {s['seconds']:.1f} s "
-          f"(read+partition), ratio {row['time_ratio']:.2f}")
+    print(f"time: distributed {d['seconds']:.2f} s, serial {s['seconds']:.2f} s (read+partition+write), "
+          f"ratio {row['time_ratio']:.2f}")
+    if row["commands"]:
+        c = row["commands"]
+        print(f"commands (whole processes, best of runs): mpiexec -n {row['ranks']} {c['distributed']:.2f} s, "
+              f"serial at one thread {c['serial']:.2f} s, ratio {c['distributed'] / c['serial']:.2f}")
     print(f"same seed twice gives the same file: {row['same_partition_twice']}")
     print("levels: " + " | ".join(d["levels"]))
     print("\n| phase | Alltoallv calls | words sent / rank (max) | messages sent / rank (max) "
@@ -253,7 +288,7 @@ def _print_row(row):
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--serial-worker":
-        serial_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        serial_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif len(sys.argv) > 1 and sys.argv[1] == "--mpi-worker":
         mpi_worker(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     else:

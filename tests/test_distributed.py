@@ -200,6 +200,39 @@ def test_partition_through_several_levels(nprocs, k, layout):
     assert result["cut"] <= 1.25 * result["serial"], result
 
 
+CHECKERBOARD = """
+import json
+import numpy as np
+from mpi4py import MPI
+from partkit.distributed.coarsening import contract_within_blocks
+from partkit.distributed.comm import Channel
+from partkit.distributed.graph import LocalGraph
+from partkit.generators import grid2d
+comm = MPI.COMM_WORLD
+grid = grid2d(40, 40)
+row, column = np.divmod(np.arange(grid.n), 40)
+new = np.argsort(np.argsort((row + column) % 2, kind="stable"))  # white squares on rank 0, black on rank 1
+order = np.argsort(new)  # the old id of every new id
+xadj = np.concatenate([[0], np.cumsum(np.diff(grid.xadj)[order])])
+adjncy = np.concatenate([new[grid.adjncy[grid.xadj[v]:grid.xadj[v + 1]]] for v in order])
+vtxdist = np.array([0, grid.n // 2, grid.n])
+a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
+block = LocalGraph(Channel(comm), vtxdist, xadj[a:b + 1] - xadj[a], adjncy[xadj[a]:xadj[b]],
+                   np.ones(b - a, dtype=np.int64), np.ones(xadj[b] - xadj[a], dtype=np.int64))
+coarse, cmap = contract_within_blocks(block, 4, 1, 0.0, 1.0)  # the step taken whatever the blocks hold
+if comm.rank == 0:
+    print(json.dumps({"fine": grid.n, "coarse": coarse.n}))
+"""
+
+
+@needs_mpi
+def test_block_coarsening_never_merges_vertices_cut_off_from_their_block():
+    # every neighbour of a white square is black: no edge inside a block, so no vertex may merge with another
+    # (merged as isolated vertices, far-apart squares made a coarse graph that cut 3 x more)
+    result = json.loads(run_script(2, CHECKERBOARD))
+    assert result["coarse"] == result["fine"], result
+
+
 UNEVEN_BLOCKS = """
 import json
 import numpy as np
@@ -332,7 +365,8 @@ def test_benchmark_runs_end_to_end(tmp_path):
     write_metis_graph(path, grid2d(100, 60))
     out = tmp_path / "result.json"
     run = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "distributed.py"), "--graphs", str(path),
-                          "-k", "2", "--ranks", "2", "--data", str(tmp_path), "--json", str(out)],
+                          "-k", "2", "--ranks", "2", "--data", str(tmp_path), "--command-runs", "1",
+                          "--json", str(out)],
                          capture_output=True, text=True, timeout=300,
                          env={**os.environ, "PYTHONPATH": ROOT})
     assert run.returncode == 0, run.stderr
@@ -340,6 +374,7 @@ def test_benchmark_runs_end_to_end(tmp_path):
     assert row["same_partition_twice"] and row["recomputed"]["cut"] == row["distributed"]["cut"]
     assert row["recomputed"]["balanced"] and set(row["predicted_seconds"]) == {"64", "256", "1024"}
     assert "predicted communication seconds" in run.stdout
+    assert row["commands"]["serial"] > 0 and row["commands"]["distributed"] > 0
 
 
 # ---------------------------------------------------------------- repartitioning (partkit.distributed.repartition)

@@ -155,9 +155,13 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
         return None
     block = Graph(xadj, adjacency, graph.vwgt, adjwgt, validate=False)
     maxvw = np.array([max_weight], dtype=np.int64)
+    # a vertex whose neighbours are all ghosts is isolated in the block, not in the graph: in a group of its
+    # own, or the serial step would merge such vertices with each other wherever they lie
+    cut_off = (np.diff(xadj) == 0) & (np.diff(graph.xadj) > 0)
+    group = np.where(cut_off, 1 + np.arange(n_local), 0)
     with using_threads(1):  # the ranks are the parallelism
-        cmap, nc = level_map(block, maxvw, np.zeros(n_local, dtype=np.int64), CoarseningContext(),
-                             False, derive(seed, "block coarsening", channel.rank))
+        cmap, nc = level_map(block, maxvw, group, CoarseningContext(), False,
+                             derive(seed, "block coarsening", channel.rank))
     sizes, _ = channel.allgather(np.array([nc]))
     if sizes.sum() > stall_ratio * graph.n:
         return None
