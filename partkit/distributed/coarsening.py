@@ -162,6 +162,7 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     with using_threads(1):  # the ranks are the parallelism
         cmap, nc = level_map(block, maxvw, group, CoarseningContext(), False,
                              derive(seed, "block coarsening", channel.rank))
+    del block, xadj, adjacency, adjwgt, ghost  # the block's copy of the edges, before the contraction's arrays
     sizes, _ = channel.allgather(np.array([nc]))
     if sizes.sum() > stall_ratio * graph.n:
         return None
