@@ -49,7 +49,7 @@ def _queue_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touc
 
 
 @njit(cache=True)
-def flow_moves(xadj, adjncy, adjwgt, vwgt, part, pw, load, flow, data):
+def flow_moves(xadj, adjncy, adjwgt, vwgt, part, pw, load, flow, data, floor):
     """Move boundary vertices along a balancing flow between parts, best gain first.
 
     ``flow[a, b] > 0`` is the load part ``a`` should send to its neighbour
@@ -62,13 +62,12 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, pw, load, flow, data):
     still owed (else the vertex is rated again), so the residual flow back
     stays below half (a vertex never bounces), and the vertex and its
     neighbours are rated again. Moving one vertex at a time with
-    updated gains grows the receiving part compactly. No move empties its
-    part: a part that passes load on along the flow could otherwise give
-    away all it holds before the load owed to it arrives, and an empty part
-    has no neighbours to receive load from (heavy vertices at k = 256 left
-    a quarter of the parts empty and the rest far over the bound).
-    ``flow`` is consumed and the part weights ``pw`` (k, ncon) are updated
-    in place.
+    updated gains grows the receiving part compactly. No move leaves its
+    part with less load than ``floor`` (negative: no limit): a part that
+    passes load on along the flow may otherwise give away all it holds
+    before the load owed to it arrives, and an empty part has no neighbours
+    to receive load from. ``flow`` is consumed and the part weights ``pw``
+    (k, ncon) are updated in place.
 
     Returns
     -------
@@ -96,7 +95,7 @@ def flow_moves(xadj, adjncy, adjwgt, vwgt, part, pw, load, flow, data):
             _queue_flow_move(v, xadj, adjncy, adjwgt, part, load, flow, data, conn, touched, target, items, keys,
                              pos, size)
             continue
-        if held[a] <= load[v]:  # its last load: rated again when a neighbour moves
+        if held[a] - load[v] < floor:  # rated again when a neighbour moves
             continue
         move_vertex(vwgt, part, pw, v, b)
         held[a] -= load[v]
