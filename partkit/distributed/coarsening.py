@@ -148,7 +148,7 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     """
     channel = graph.channel
     n_local = graph.n_local
-    ghost = np.arange(n_local + graph.halo.n_ghost) >= n_local
+    ghost = (np.arange(n_local + graph.halo.n_ghost) >= n_local).astype(np.int64)  # int64 keys: one signature
     xadj, adjacency, adjwgt = edges_by_key(graph.xadj, graph.adjacency, graph.adjwgt, ghost, True)
     weight_inside, weight = channel.allreduce(np.array([adjwgt.sum(), graph.adjwgt.sum()]))
     if weight_inside < min_share * weight:
