@@ -91,12 +91,13 @@ def local_fm(graph: LocalGraph, part, k, max_part_weight, weights, seed):
     """k-way FM on every rank's own vertices at once, ghosts pinned; update ``part`` in place.
 
     The serial engine's k-way FM as its default context runs it (one pass
-    of localized searches from the boundary vertices). Each rank may fill a part only by its share (1 / size) of the room the
-    part has left, so the simultaneous moves of all ranks keep every part
-    within the bound. A rank's gains count the ghosts' parts as they were
-    before the round; moves of two neighbours on different ranks in the
-    same round can make the true gain smaller than the estimate, and the
-    label-propagation rounds that follow repair such spots.
+    of localized searches from the boundary vertices). Each rank may fill
+    a part only by its share (1 / size) of the room the part has left, so
+    the simultaneous moves of all ranks keep every part within the bound.
+    A rank's gains count the ghosts' parts as they were before the round;
+    moves of two neighbours on different ranks in the same round can make
+    the true gain smaller than the estimate, and the label-propagation
+    rounds that follow repair such spots.
 
     Returns the new global part weights.
     """
