@@ -262,14 +262,15 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
 
     objective = migration(home, vsize, itr)
     key = derive(seed, "repartition", "refine")
+    ctx = _refinement_context().refinement
     if flow is None:
-        refine(graph, part, maxw, _refinement_context().refinement, key, objective=objective)
+        refine(graph, part, maxw, ctx, key, objective=objective)
         return part
     results = []
     for share in FLOW_FLOORS:
         candidate = part.copy()
         _flow_rounds(graph, candidate, k, maxw, flow, share, objective)
-        refine(graph, candidate, maxw, _refinement_context().refinement, key, objective=objective)
+        refine(graph, candidate, maxw, ctx, key, objective=objective)
         results.append(candidate)
     part[:] = min(results, key=lambda candidate: objective.rank(graph, candidate, maxw))
     return part

@@ -423,7 +423,7 @@ def uncoarsen(hierarchy, part, maxw, ctx, key, say=None, objective=CUT):
             on_boundary[boundary] = True
             candidates = np.flatnonzero(on_boundary[cmap])
         part = part[cmap]
-        bounds = level_bounds(fine, maxw, heaviest)
+        bounds = level_bounds(fine, maxw, heaviest) if depth else maxw  # the input: its own heaviest, so maxw
         boundary = refine(fine, part, bounds, ctx, derive(key, depth), candidates,
                           paths=depth == 0 or coarse_paths(bounds, maxw), objective=objective,
                           boundary=from_boundary and depth > 0)
