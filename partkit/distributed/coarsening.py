@@ -61,13 +61,11 @@ def cluster(graph: LocalGraph, max_weight, seed):
     xadj, adjacency, adjwgt = edges_by_key(graph.xadj, graph.adjacency, graph.adjwgt, batch, False)
     by_batch, sizes = group_by_destination(batch[:graph.n_local], BATCHES)  # the batches' vertices, ascending
     starts = np.concatenate([[0], np.cumsum(sizes)])
-    slot = np.empty(label.size, dtype=np.int64)
     departures = np.empty((0, 3), dtype=np.int64)
     for _ in range(ITERATIONS):
         for current in range(BATCHES):
             members = by_batch[starts[current]:starts[current + 1]]
-            choice = choose_clusters(xadj, adjacency, adjwgt, graph.vwgt, label, label_weight, members, max_weight,
-                                     slot)
+            choice = choose_clusters(xadj, adjacency, adjwgt, graph.vwgt, label, label_weight, members, max_weight)
             movers, target = members[choice >= 0], choice[choice >= 0]
             joins = np.stack([target, graph.vwgt[movers], np.ones_like(movers)], axis=1)
             records = np.concatenate([joins, departures])
