@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from partkit.distributed.kernels.routing import unique_inverse
+from partkit.distributed.kernels.routing import split_lookups, unique_inverse
 
 
 def owner_of(vtxdist, ids):
@@ -82,14 +82,11 @@ def fetch(channel, vtxdist, ids, table):
         This rank's values, indexed by ``global id - vtxdist[rank]``.
     """
     first = vtxdist[channel.rank]
-    ids = np.asarray(ids, dtype=np.int64)
-    local = (ids >= first) & (ids < vtxdist[channel.rank + 1])
-    values = np.empty(ids.size, dtype=np.int64)
-    values[local] = table[ids[local] - first]
-    unique, inverse = unique_inverse(ids[~local])
+    values, remote_at, unique, inverse = split_lookups(np.asarray(ids, dtype=np.int64), first,
+                                                       vtxdist[channel.rank + 1], table)
     received, order, counts, recv_counts = channel.route(owner_of(vtxdist, unique), unique)
     answers, _ = channel.exchange(table[received - first], recv_counts, recv_counts=counts)
     remote = np.empty_like(answers)
     remote[order] = answers
-    values[~local] = remote[inverse]
+    values[remote_at] = remote[inverse]
     return values

@@ -11,7 +11,7 @@ only while the cluster stays within the weight bound (:func:`accept_joins`).
 import numpy as np
 
 from partkit._jit import njit
-from partkit._random import _mix
+from partkit.distributed.kernels.routing import hash_slots, slot_of
 
 
 @njit(cache=True)
@@ -44,10 +44,7 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, members,
     most = 1
     for v in members:
         most = max(most, xadj[v + 1] - xadj[v])
-    slots = 2
-    while slots < 2 * most:
-        slots *= 2
-    mask = np.uint64(slots - 1)
+    slots = hash_slots(most)
     table = np.full(slots, -1, dtype=np.int64)  # candidate index of every occupied slot
     where = np.empty(most, dtype=np.int64)  # the slot of every candidate, to empty the table
     cluster = np.empty(most, dtype=np.int64)  # candidates in order of first appearance
@@ -60,9 +57,7 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, members,
         for e in range(xadj[v], xadj[v + 1]):
             u = adjacency[e]
             lab = label[u]
-            s = np.int64(_mix(np.uint64(lab)) & mask)
-            while table[s] >= 0 and cluster[table[s]] != lab:
-                s = (s + 1) & (slots - 1)
+            s = slot_of(lab, table, cluster, slots)
             if table[s] < 0:
                 table[s] = count
                 where[count] = s
