@@ -142,7 +142,7 @@ def partition_report(graph, k, method=None, *, imbalance=0.03, seed=0, tpwgts=No
 def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguous, objective, options):
     """``(graph, part, balance problem or None, (tpwgts, ε))`` after checking every argument once."""
     from partkit.constraints import constrain, contract_fixed, rank
-    from partkit.multilevel.kernels.initial_packing import component_labels
+    from partkit.multilevel.kernels.initial_packing import EVERY_EDGE, component_labels
 
     graph = as_graph(graph)
     method = method or DEFAULT_METHOD
@@ -159,7 +159,7 @@ def _partition(graph, k, method, imbalance, seed, tpwgts, ubvec, fixed, contiguo
     fixed = check_fixed(graph, k, fixed)
     if not isinstance(contiguous, (bool, np.bool_)):
         raise InputError(f"contiguous must be true or false, got {contiguous!r}")
-    if contiguous and k > 1 and (ncomp := component_labels(graph.xadj, graph.adjncy)[0]) > 1:
+    if contiguous and k > 1 and (ncomp := component_labels(graph.xadj, graph.adjncy, EVERY_EDGE)[0]) > 1:
         raise InputError(f"{graph.name}: contiguous parts need a connected graph and this one has {ncomp} "
                          "components (METIS refuses -contig on it too); partition without contiguous, or each "
                          "component apart")

@@ -43,6 +43,7 @@ from partkit.graph import Graph
 from partkit.multilevel import objectives
 from partkit.multilevel.context import preset
 from partkit.multilevel.kernels.refinement_balance import balance_along_paths
+from partkit.multilevel.kernels.initial_packing import component_labels
 from partkit.multilevel.kernels.refinement_moves import boundary_vertices, part_weights
 from partkit.multilevel.refinement import rebalance
 
@@ -269,14 +270,10 @@ def make_contiguous(graph, part, maxw, movable):
 
 def _join_pieces(graph, part, k, movable):
     """Move, in place, every movable piece of a part to the adjacent part it is joined to most, until none moves."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
     src = graph.edge_sources()
     while True:
         inside = part[src] == part[graph.adjncy]
-        ncomp, labels = connected_components(
-            sp.csr_matrix((np.ones(int(inside.sum()), dtype=np.int8), (src[inside], graph.adjncy[inside])),
-                          shape=(graph.n, graph.n)), directed=False)
+        ncomp, labels = component_labels(graph.xadj, graph.adjncy, part)
         first = np.unique(labels, return_index=True)[1]
         owner = part[first]
         weight = np.bincount(labels, weights=graph.vwgt.sum(axis=1) + 1, minlength=ncomp)

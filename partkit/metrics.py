@@ -34,10 +34,9 @@ def check_partition(graph, part, k=None) -> np.ndarray:
 
 def edge_cut(graph, part) -> int:
     """Total weight of the edges whose ends lie in different parts."""
+    from partkit.multilevel.kernels.refinement_moves import edge_cut as cut_kernel
     part = check_partition(graph, part)
-    crossing = part[graph.edge_sources()] != part[graph.adjncy]
-    return int(graph.adjwgt[crossing].sum() // 2)
-
+    return int(cut_kernel(graph.xadj, graph.adjncy, graph.adjwgt, part))
 
 def part_weights(graph, part, k) -> np.ndarray:
     """Weight of every part per constraint, shape ``(k, ncon)``.
@@ -124,16 +123,6 @@ def is_balanced(graph, part, k, imbalance=0.03) -> bool:
     return bool(np.all(part_weights(graph, part, k) <= max_part_weights(graph, k, imbalance)))
 
 
-def _foreign_pairs(graph, part):
-    """Unique (vertex, foreign part) pairs: vertex v has a neighbour in that other part."""
-    src = graph.edge_sources()
-    pu = part[graph.adjncy]
-    foreign = part[src] != pu
-    k = int(part.max()) + 1 if part.size else 1
-    keys = np.unique(src[foreign] * k + pu[foreign])
-    return keys // k, keys % k
-
-
 def communication_volume(graph, part, k=None) -> tuple[int, int]:
     """Total and maximum communication volume (unit vertex sizes).
 
@@ -147,34 +136,33 @@ def communication_volume(graph, part, k=None) -> tuple[int, int]:
     total, maximum : int
     """
     part = check_partition(graph, part, k)
-    vertices, _ = _foreign_pairs(graph, part)
     nparts = k if k is not None else (int(part.max()) + 1 if part.size else 1)
-    per_part = np.bincount(part[vertices], minlength=nparts)
-    return int(vertices.size), int(per_part.max()) if per_part.size else 0
+    volume = _foreign_parts(graph, part, nparts)
+    per_part = np.bincount(part, weights=volume, minlength=nparts)
+    return int(volume.sum()), int(per_part.max()) if per_part.size else 0
 
 
 def boundary_vertices(graph, part) -> int:
     """Number of vertices with at least one neighbour in another part."""
     part = check_partition(graph, part)
-    src = graph.edge_sources()
-    crossing = part[src] != part[graph.adjncy]
-    return int(np.unique(src[crossing]).size)
+    return int(np.count_nonzero(_foreign_parts(graph, part, int(part.max()) + 1 if part.size else 1)))
+
+
+def _foreign_parts(graph, part, k):
+    """How many parts other than its own hold a neighbour of each vertex."""
+    from partkit.multilevel.kernels.refinement_moves import foreign_parts
+    return foreign_parts(graph.xadj, graph.adjncy, part, k)
 
 
 def disconnected_parts(graph, part, k) -> int:
     """Number of non-empty parts whose induced subgraph is not connected."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
+    from partkit.multilevel.kernels.initial_packing import component_labels
     part = check_partition(graph, part, k)
-    src = graph.edge_sources()
-    inside = part[src] == part[graph.adjncy]
-    a = sp.csr_matrix((np.ones(int(inside.sum()), dtype=np.int8), (src[inside], graph.adjncy[inside])),
-                      shape=(graph.n, graph.n))
-    _, labels = connected_components(a, directed=False)
-    components_per_part = np.zeros(k, dtype=np.int64)
-    first = np.unique(labels, return_index=True)[1]
-    np.add.at(components_per_part, part[first], 1)
-    return int(np.count_nonzero(components_per_part > 1))
+    ncomp, labels = component_labels(graph.xadj, graph.adjncy, part)
+    part_of = np.empty(ncomp, dtype=np.int64)
+    part_of[labels] = part
+    pieces = np.bincount(part_of, minlength=k)
+    return int(np.count_nonzero(pieces > 1))
 
 
 def summary(graph, part, k) -> dict:

@@ -55,7 +55,7 @@ from partkit.multilevel.components import partition_by_components
 from partkit.multilevel.context import (COARSENINGS, PRESETS, CoarseningContext, Context, InitialContext,
                                         RefinementContext, preset)
 from partkit.multilevel.initial import initial_mapping, initial_partition
-from partkit.multilevel.kernels.initial_packing import component_labels
+from partkit.multilevel.kernels.initial_packing import EVERY_EDGE, component_labels
 from partkit.multilevel.kernels.refinement_moves import fill_empty_parts, part_weights
 from partkit.multilevel.objectives import CUT, mapping
 from partkit.multilevel.refinement import balance, even_out, refine, uncoarsen
@@ -197,8 +197,8 @@ def _run(graph, k, maxw, imbalance, ctx, seed, say, objective):
     isolated = graph.has_isolated_vertices()
     hierarchy = None if isolated else _hierarchy(graph, maxw, imbalance, ctx, derive(seed, "run", 0), say)
     part = None
-    if isolated or component_labels(hierarchy.coarsest.xadj, hierarchy.coarsest.adjncy)[0] > 1:
-        ncomp, labels = component_labels(graph.xadj, graph.adjncy)
+    if isolated or component_labels(hierarchy.coarsest.xadj, hierarchy.coarsest.adjncy, EVERY_EDGE)[0] > 1:
+        ncomp, labels = component_labels(graph.xadj, graph.adjncy, EVERY_EDGE)
         part = partition_by_components(
             graph, maxw, labels, ncomp,
             lambda core, core_ids, core_imbalance: _best_of_runs(

@@ -65,9 +65,9 @@ def partition_by_components(graph, maxw, labels, ncomp, partition_core, imbalanc
     --------
     >>> from partkit.graph import Graph
     >>> from partkit.metrics import max_part_weights
-    >>> from partkit.multilevel.kernels.initial_packing import component_labels
+    >>> from partkit.multilevel.kernels.initial_packing import EVERY_EDGE, component_labels
     >>> g = Graph.from_edges(6, [(0, 1), (2, 3), (4, 5)])
-    >>> ncomp, labels = component_labels(g.xadj, g.adjncy)
+    >>> ncomp, labels = component_labels(g.xadj, g.adjncy, EVERY_EDGE)
     >>> partition_by_components(g, max_part_weights(g, 3, 0.0), labels, ncomp, None, 0.0).tolist()
     [0, 0, 1, 1, 2, 2]
     """

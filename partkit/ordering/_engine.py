@@ -2,9 +2,9 @@
 
 from partkit.multilevel.coarsening import coarsen as _coarsen
 from partkit.multilevel.context import CoarseningContext
-from partkit.multilevel.kernels.initial_packing import component_labels
+from partkit.multilevel.kernels.initial_packing import EVERY_EDGE, component_labels
 
-__all__ = ["coarsen", "component_labels"]
+__all__ = ["EVERY_EDGE", "coarsen", "component_labels"]
 
 #: Separators coarsen by heavy-edge matching, as METIS's orderings do.
 _MATCHING = CoarseningContext(algorithm="matching")

@@ -22,7 +22,7 @@ import numpy as np
 from partkit._random import KeyStream
 from partkit.graph import Graph
 from partkit.ordering.kernels.amd import approximate_minimum_degree
-from partkit.ordering._engine import component_labels
+from partkit.ordering._engine import EVERY_EDGE, component_labels
 from partkit.ordering.kernels.nested import halo_subgraph, indistinguishable_classes, induced_subgraph, quotient_graph
 from partkit.ordering.separator import separate
 from partkit.ordering.validate import as_graph
@@ -98,7 +98,7 @@ def dissect(xadj, adjncy, vwgt, keys):
         if vertices.size <= LEAF_SIZE:
             leaf(vertices, first)
             continue
-        count, label = component_labels(csr[0], csr[1])
+        count, label = component_labels(csr[0], csr[1], EVERY_EDGE)
         if count > 1:
             _split_components(label, count, vertices, first, csr, leaf, stack)
             continue

@@ -49,13 +49,21 @@ def pack_largest_first(cw, order, maxw, pw):
     return where
 
 
+#: The ``part`` of :func:`component_labels` that joins along every edge.
+EVERY_EDGE = np.empty(0, dtype=np.int64)
+EVERY_EDGE.flags.writeable = False
+
+
 @njit(cache=True)
-def component_labels(xadj, adjncy):
+def component_labels(xadj, adjncy, part):
     """Label the connected components by breadth-first search: ``(ncomp, labels)``.
 
+    With a non-empty ``part`` only the edges inside a part join vertices (the
+    pieces of the parts); an empty one (:data:`EVERY_EDGE`) takes every edge.
     Components are numbered in the order of their smallest vertex.
     """
     n = xadj.size - 1
+    within = part.size > 0
     labels = np.full(n, -1, dtype=np.int64)
     fifo = np.empty(n, dtype=np.int64)
     ncomp = 0
@@ -71,7 +79,7 @@ def component_labels(xadj, adjncy):
             head += 1
             for e in range(xadj[v], xadj[v + 1]):
                 u = adjncy[e]
-                if labels[u] < 0:
+                if labels[u] < 0 and (not within or part[u] == part[v]):
                     labels[u] = ncomp
                     fifo[tail] = u
                     tail += 1

@@ -244,6 +244,22 @@ def edge_cut(xadj, adjncy, adjwgt, part):
     return cut // 2
 
 
+
+@njit(cache=True)
+def foreign_parts(xadj, adjncy, part, k):
+    """How many parts other than its own hold a neighbour of each vertex (its communication volume)."""
+    n = xadj.size - 1
+    count = np.zeros(n, dtype=np.int64)
+    seen = np.full(k, -1, dtype=np.int64)  # the last vertex that met each part
+    for v in range(n):
+        seen[part[v]] = v
+        for e in range(xadj[v], xadj[v + 1]):
+            p = part[adjncy[e]]
+            if seen[p] != v:
+                seen[p] = v
+                count[v] += 1
+    return count
+
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
 PARALLEL_KERNELS = (boundary_in_range,)
