@@ -96,6 +96,10 @@ def test_generated_coordinates_are_found_beside_the_graph(tmp_path, capsys):
     (tmp_path / "d.xyz").write_text("0 0\n1 0\n0 1\n")
     assert main(["partition", str(out), "-k", "4", "--method", "rcb"]) == 2
     assert "the coordinates beside" in capsys.readouterr().err
+    # methods that do not use coordinates do not read them
+    assert main(["partition", str(out), "-k", "4", "--quiet"]) == 0
+    assert main(["evaluate", str(out), f"{out}.part.4"]) == 0
+    capsys.readouterr()
     # without a .xyz the geometric methods refuse as before
     (tmp_path / "d.xyz").unlink()
     assert main(["partition", str(out), "-k", "4", "--method", "rcb"]) == 2

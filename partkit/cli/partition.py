@@ -86,7 +86,7 @@ def run(args):
         return run_hypergraph(args)
     from partkit.api import partition_report
     from partkit.io import read_partition, write_mesh_partition, write_partition
-    from partkit.methods import DEFAULT_METHOD
+    from partkit.methods import COORDINATE_METHODS, DEFAULT_METHOD
 
     from partkit._threads import keep_freed_memory
 
@@ -99,7 +99,7 @@ def run(args):
     outputs = output_files(args)
     with compiling("partition", not args.quiet, file=args.file, method=args.method, refine=args.refine,
                    k=args.k) as compiled:
-        graph, mesh = load_input(args)
+        graph, mesh = load_input(args, coordinates=args.method in COORDINATE_METHODS)
         if "mesh" in outputs:
             mesh.cell_blocks()  # untyped elements are refused before the work
         printer = progress_printer(args.quiet or args.json)

@@ -30,7 +30,7 @@ def run(args):
     from partkit.plot import plot_partition, spy_partition
 
     check_output(args.output, inputs=[args.file, args.partfile, coordinates_file(args)])
-    graph = load_graph(args)
+    graph = load_graph(args, coordinates=True)
     part = read_partition(args.partfile, n=graph.n, k=args.k)
     if args.layout == "spectral":
         graph.coords = spectral_layout(graph)

@@ -26,6 +26,9 @@ METHODS = {
 
 DEFAULT_METHOD = "multilevel"
 
+#: The methods that read the vertex coordinates (``graph.coords``).
+COORDINATE_METHODS = ("inertial", "rcb")
+
 
 def get_method(name):
     """The ``partition`` function of method ``name``.
