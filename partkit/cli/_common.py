@@ -53,8 +53,9 @@ def add_graph_arguments(parser):
                                      "partkit[mesh]); a mesh is partitioned as its dual or nodal graph")
     parser.add_argument("--coords", metavar="FILE",
                         help="coordinates, one vertex per line (for a METIS mesh: one node per line); "
-                             "default for a graph file: FILE's name with .xyz for its suffix, when that "
-                             "exists (what partkit generate writes)")
+                             "default for a graph file, where the method or command uses them (rcb, "
+                             "inertial, plot): FILE's name with .xyz for its suffix, when that exists "
+                             "(what partkit generate writes)")
     parser.add_argument("--edge-weights", choices=["unit", "abs"], default="unit",
                         help="Matrix Market only: unit edge weights (default) or from |a_ij|")
     parser.add_argument("--ncommon", type=integer(1), metavar="N",
