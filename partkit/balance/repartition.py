@@ -266,10 +266,13 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
     if flow is None:
         refine(graph, part, maxw, ctx, key, objective=objective)
         return part
-    results = []
+    results, flowed = [], []
     for share in FLOW_FLOORS:
         candidate = part.copy()
         _flow_rounds(graph, candidate, k, maxw, flow, share, objective)
+        if any(np.array_equal(candidate, before) for before in flowed):
+            continue  # the floor never held a move back: the same refinement would follow
+        flowed.append(candidate.copy())
         refine(graph, candidate, maxw, ctx, key, objective=objective)
         results.append(candidate)
     part[:] = min(results, key=lambda candidate: objective.rank(graph, candidate, maxw))
