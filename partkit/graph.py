@@ -398,27 +398,36 @@ def _adjacency_defect(xadj, adjncy, adjwgt):
         if start[v + 1] != xadj[v + 1] - xadj[v]:
             return _COUNTS, v, start[v + 1]
         start[v + 1] += start[v]
+    # equal weights (unit ones, most often) match whatever the pairing: their copies are left out
+    weighted = False
+    for e in range(adjwgt.size):
+        if adjwgt[e] != adjwgt[0]:
+            weighted = True
+            break
     source = np.empty(adjncy.size, dtype=np.int64)
-    weight = np.empty(adjncy.size, dtype=np.int64)  # the weights are int64: np.int64, not adjwgt.dtype, reuses the compiled np.empty
+    # the weights are int64: np.int64, not adjwgt.dtype, reuses the compiled np.empty
+    weight = np.empty(adjncy.size if weighted else 0, dtype=np.int64)
     fill = start[:n].copy()
     for u in range(n):
         for e in range(xadj[u], xadj[u + 1]):
             v = adjncy[e]
             source[fill[v]] = u
-            weight[fill[v]] = adjwgt[e]
+            if weighted:
+                weight[fill[v]] = adjwgt[e]
             fill[v] += 1
     mark = np.full(n, -1, dtype=np.int64)
-    marked_weight = np.zeros(n, dtype=np.int64)
+    marked_weight = np.zeros(n if weighted else 0, dtype=np.int64)
     for u in range(n):
         for e in range(xadj[u], xadj[u + 1]):
             v = adjncy[e]
             if mark[v] == u:
                 return _DUPLICATE, u, v
             mark[v] = u
-            marked_weight[v] = adjwgt[e]
+            if weighted:
+                marked_weight[v] = adjwgt[e]
         for p in range(start[u], start[u + 1]):
             s = source[p]
-            if mark[s] != u or marked_weight[s] != weight[p]:
+            if mark[s] != u or (weighted and marked_weight[s] != weight[p]):
                 return _ASYMMETRIC, s, u
     return 0, -1, -1
 
