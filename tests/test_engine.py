@@ -209,11 +209,11 @@ def test_big_and_small_components_and_isolated_vertices():
 
 def test_stray_vertices_beside_one_component_are_left_to_the_whole_graph_unless_eps_is_tight():
     from partkit.multilevel.components import partition_by_components
-    from partkit.multilevel.kernels.initial_packing import component_labels
+    from partkit.multilevel.kernels.initial_packing import EVERY_EDGE, component_labels
 
     mesh = delaunay(4000, seed=3)
     g = Graph(np.concatenate([mesh.xadj, np.full(5, mesh.xadj[-1])]), mesh.adjncy, name="mesh+5")
-    ncomp, labels = component_labels(g.xadj, g.adjncy)
+    ncomp, labels = component_labels(g.xadj, g.adjncy, EVERY_EDGE)
     k = 8
     calls = []
 
