@@ -136,22 +136,29 @@ def communication_volume(graph, part, k=None) -> tuple[int, int]:
     total, maximum : int
     """
     part = check_partition(graph, part, k)
-    nparts = k if k is not None else (int(part.max()) + 1 if part.size else 1)
-    volume = _foreign_parts(graph, part, nparts)
-    per_part = np.bincount(part, weights=volume, minlength=nparts)
-    return int(volume.sum()), int(per_part.max()) if per_part.size else 0
+    return _volumes(_foreign_parts(graph, part, k), part, k)
 
 
 def boundary_vertices(graph, part) -> int:
     """Number of vertices with at least one neighbour in another part."""
     part = check_partition(graph, part)
-    return int(np.count_nonzero(_foreign_parts(graph, part, int(part.max()) + 1 if part.size else 1)))
+    return int(np.count_nonzero(_foreign_parts(graph, part)))
 
 
-def _foreign_parts(graph, part, k):
-    """How many parts other than its own hold a neighbour of each vertex."""
+def _foreign_parts(graph, part, k=None):
+    """How many parts other than its own hold a neighbour of each vertex (``k`` default: the largest id + 1)."""
     from partkit.multilevel.kernels.refinement_moves import foreign_parts
-    return foreign_parts(graph.xadj, graph.adjncy, part, k)
+    return foreign_parts(graph.xadj, graph.adjncy, part, _parts(part, k))
+
+
+def _parts(part, k):
+    return k if k is not None else (int(part.max()) + 1 if part.size else 1)
+
+
+def _volumes(volume, part, k):
+    """Total and maximum (over parts) communication volume, from every vertex's :func:`_foreign_parts`."""
+    per_part = np.bincount(part, weights=volume, minlength=_parts(part, k))
+    return int(volume.sum()), int(per_part.max()) if per_part.size else 0
 
 
 def disconnected_parts(graph, part, k) -> int:
@@ -168,7 +175,8 @@ def disconnected_parts(graph, part, k) -> int:
 def summary(graph, part, k) -> dict:
     """All metrics of a partition in one dictionary (JSON-serialisable)."""
     part = check_partition(graph, part, k)
-    total_volume, max_volume = communication_volume(graph, part, k)
+    volume = _foreign_parts(graph, part, k)  # per vertex: the volume and the boundary
+    total_volume, max_volume = _volumes(volume, part, k)
     imb = imbalance(graph, part, k)
     return {
         "n": graph.n,
@@ -179,7 +187,7 @@ def summary(graph, part, k) -> dict:
         "imbalance_per_constraint": [float(x) for x in imb],
         "volume": total_volume,
         "max_volume": max_volume,
-        "boundary_vertices": boundary_vertices(graph, part),
+        "boundary_vertices": int(np.count_nonzero(volume)),
         "disconnected_parts": disconnected_parts(graph, part, k),
         "empty_parts": int(np.count_nonzero(np.bincount(part, minlength=k) == 0)),
     }
