@@ -87,6 +87,12 @@ def _digits(buf, i, j):
     return i
 
 
+@njit(cache=True, inline='always')
+def _overflows(value, d):
+    """Whether ``value * 10 + d`` (a digit) leaves int64."""
+    return value >= _TENTH and (value > _TENTH or d > 7)
+
+
 @njit(cache=True, inline='always')  # inlined into the readers' loops, as _entry_token
 def parse_int(buf, i, j):
     """``(value, code)`` of the token ``buf[i:j]``: ``[+-]digits`` within int64.
@@ -107,7 +113,7 @@ def parse_int(buf, i, j):
         d = np.int64(buf[p]) - 48
         if d < 0 or d > 9:
             return 0, BAD_TOKEN
-        if value >= _TENTH and (value > _TENTH or d > 7):  # value * 10 + d > INT64_MAX
+        if _overflows(value, d):
             overflow = True
         if not overflow:
             value = value * 10 + d
@@ -273,7 +279,7 @@ def _scan_digits(buf, j, keep, value):
     while j < buf.size and 48 <= buf[j] <= 57:
         if keep:
             d = buf[j] - 48
-            if value >= _TENTH and (value > _TENTH or d > 7):  # value * 10 + d > INT64_MAX
+            if _overflows(value, d):
                 return j, value, True
             value = value * 10 + d
         j += 1
