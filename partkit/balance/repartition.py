@@ -266,10 +266,10 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
     if flow is None:
         refine(graph, part, maxw, ctx, key, objective=objective)
         return part
-    results, flowed = [], []
+    results, flowed, first = [], [], None
     for share in FLOW_FLOORS:
         candidate = part.copy()
-        _flow_rounds(graph, candidate, k, maxw, flow, share, objective)
+        first = _flow_rounds(graph, candidate, k, maxw, flow, share, objective, first)
         if any(np.array_equal(candidate, before) for before in flowed):
             continue  # the floor never held a move back: the same refinement would follow
         flowed.append(candidate.copy())
@@ -279,22 +279,30 @@ def _improve(graph, home, part, k, vsize, maxw, itr, seed, flow=None):
     return part
 
 
-def _flow_rounds(graph, part, k, maxw, flow, floor_share, objective):
+def _flow_rounds(graph, part, k, maxw, flow, floor_share, objective, first=None):
     """Rounds of moves along the balancing flow of norm ``flow`` (:func:`balancing_flow`, damped by
     :data:`FLOW_DAMPING`), each for the most overloaded constraint, while they lower the overload; no move
-    leaves a part with less than ``floor_share`` of the average part's load (negative: no limit)."""
+    leaves a part with less than ``floor_share`` of the average part's load (negative: no limit).
+
+    Returns the first round's flow (None when no round ran), which a later call from the same ``part``
+    takes as ``first`` instead of solving it again (a linear program: 2.3 s on
+    the quotient graph of 256 parts of a Barabási-Albert graph)."""
     pw = part_weights(graph, part, k)
     previous = np.inf
-    for _ in range(FLOW_ROUNDS):
+    for step in range(FLOW_ROUNDS):
         per_constraint = (np.maximum(pw - maxw, 0) / np.maximum(maxw, 1)).sum(axis=0)
         overload = float(per_constraint.sum())
         if overload == 0 or overload >= previous:
             break
         previous = overload
         load = graph.vwgt[:, int(np.argmax(per_constraint))].astype(np.float64)
-        owed = FLOW_DAMPING * balancing_flow(graph, part, k, flow, load)
+        if step == 0 and first is None:
+            first = FLOW_DAMPING * balancing_flow(graph, part, k, flow, load)
+        # flow_moves consumes what it is given
+        owed = first.copy() if step == 0 else FLOW_DAMPING * balancing_flow(graph, part, k, flow, load)
         flow_moves(graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, part, pw, load, owed, objective.data,
                    floor_share * load.sum() / k)
+    return first
 
 
 def _refinement_context():
