@@ -229,8 +229,10 @@ def balancing_flow(graph, part, k, method="l1", load=None) -> np.ndarray:
     cols = np.concatenate([edges, edges, edges + a.size, edges + a.size])
     vals = np.concatenate([np.ones(a.size), -np.ones(a.size), -np.ones(a.size), np.ones(a.size)])
     divergence = sp.csr_matrix((vals, (rows, cols)), shape=(k, 2 * a.size))
+    # HiGHS's presolve finds nothing to remove in a network LP and takes nine tenths of the time
+    # (2.7 of 2.9 s on a quotient graph of 256 parts and 63,556 edges; the simplex alone 0.18 s)
     solution = linprog(np.ones(2 * a.size), A_eq=divergence, b_eq=excess, bounds=(0, None),
-                       method="highs")
+                       method="highs", options={"presolve": False})
     if solution.status != 0:
         raise RuntimeError(f"balancing flow LP failed: {solution.message}")
     f = solution.x[:a.size] - solution.x[a.size:]
