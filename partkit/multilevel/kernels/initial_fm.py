@@ -204,6 +204,23 @@ def grow_bisection(xadj, adjncy, adjwgt, vwgt, start, target0, greedy, key):
     return part
 
 
+@njit(cache=True, inline="always")
+def _flip(xadj, adjncy, adjwgt, part, ed, idg, v):
+    """Move ``v`` to the other side of the bisection ``part``, updating the external and internal
+    weighted degrees ``ed`` and ``idg`` of ``v`` and its neighbours."""
+    t = 1 - part[v]
+    part[v] = t
+    ed[v], idg[v] = idg[v], ed[v]
+    for j in range(xadj[v], xadj[v + 1]):
+        u = adjncy[j]
+        if part[u] == t:
+            ed[u] -= adjwgt[j]
+            idg[u] += adjwgt[j]
+        else:
+            ed[u] += adjwgt[j]
+            idg[u] -= adjwgt[j]
+
+
 @njit(cache=True)
 def _grow_bfs(xadj, adjncy, vwgt, start, target0, key, part, order, fifo, seen):
     """Breadth-first growth of :func:`grow_bisection` (``greedy`` false) into work arrays.
@@ -496,21 +513,7 @@ def bisection_tries(xadj, adjncy, adjwgt, vwgt, maxw, target0, starts, key, npas
                         break
             # roll back to the best prefix, undoing the degree updates of every undone move
             for i in range(nmoves - 1, nbest - 1, -1):
-                v = moves[i]
-                t = 1 - part[v]
-                part[v] = t
-                tmp = ed[v]
-                ed[v] = idg[v]
-                idg[v] = tmp
-                for j in range(xadj[v], xadj[v + 1]):
-                    u = adjncy[j]
-                    w = adjwgt[j]
-                    if part[u] == t:
-                        ed[u] -= w
-                        idg[u] += w
-                    else:
-                        ed[u] += w
-                        idg[u] -= w
+                _flip(xadj, adjncy, adjwgt, part, ed, idg, moves[i])
             cut = best_cut
             if nbest == 0:
                 break
