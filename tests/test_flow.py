@@ -37,6 +37,19 @@ def test_a_zigzag_cut_becomes_the_straight_one():
     assert (pw == part_weights(g, refined, 2)).all()
 
 
+def test_every_pair_of_adjacent_parts_gets_its_flow():
+    """Four strips of a grid with a zigzag between each two neighbours: the flow of every pair (each with its
+    own seeds, the vertices of either part touching the other) straightens its zigzag."""
+    g = grid2d(80, 10)
+    rows, cols = np.divmod(np.arange(g.n), 80)
+    offset = np.where(rows % 2 == 0, 1, -1)
+    part = sum((cols >= 20 * b + offset).astype(np.int64) for b in (1, 2, 3))
+    assert edge_cut(g, part) == 3 * 28 and np.bincount(part).tolist() == [200] * 4
+    refined, pw, gain = _refine(g, part, max_part_weights(g, 4, 0.5))
+    assert gain == 3 * 18 and edge_cut(g, refined) == 3 * 10
+    assert (pw == part_weights(g, refined, 4)).all()
+
+
 def test_the_room_of_the_bound_limits_the_corridor():
     """With no room on either side nothing may move; with a share of 0 neither."""
     g = grid2d(20, 10)
