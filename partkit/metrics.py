@@ -148,16 +148,24 @@ def boundary_vertices(graph, part) -> int:
 def _foreign_parts(graph, part, k=None):
     """How many parts other than its own hold a neighbour of each vertex (``k`` default: the largest id + 1)."""
     from partkit.multilevel.kernels.refinement_moves import foreign_parts
-    return foreign_parts(graph.xadj, graph.adjncy, part, _parts(part, k))
+    return foreign_parts(graph.xadj, graph.adjncy, part, part_count(part, k))
 
 
-def _parts(part, k):
-    return k if k is not None else (int(part.max()) + 1 if part.size else 1)
+def part_count(part, k=None) -> int:
+    """``k`` when given, else the number of parts ``part`` names: its largest id + 1 (1 when empty).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> part_count(np.array([0, 2, 1, 2])), part_count(np.array([0, 1]), 4), part_count(np.array([], dtype=int))
+    (3, 4, 1)
+    """
+    return int(k) if k is not None else (int(part.max()) + 1 if part.size else 1)
 
 
 def _volumes(volume, part, k):
     """Total and maximum (over parts) communication volume, from every vertex's :func:`_foreign_parts`."""
-    per_part = np.bincount(part, weights=volume, minlength=_parts(part, k))
+    per_part = np.bincount(part, weights=volume, minlength=part_count(part, k))
     return int(volume.sum()), int(per_part.max()) if per_part.size else 0
 
 

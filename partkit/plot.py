@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from partkit.metrics import check_partition
+from partkit.metrics import check_partition, part_count
 
 
 def _figure(size):
@@ -55,7 +55,7 @@ def plot_partition(graph, part, path, *, k=None, coords=None, title=None, size=(
     from partkit.errors import InputError
 
     part = check_partition(graph, part, k)
-    k = k or int(part.max()) + 1
+    k = part_count(part, k)
     xy = graph.coords if coords is None else np.asarray(coords, dtype=float)
     if xy is None:
         raise InputError(f"{graph.name}: no coordinates to draw; give --coords or use the spy plot")
@@ -90,7 +90,7 @@ def spy_partition(graph, part, path, *, k=None, title=None, size=(8, 8)):
     colour, the others (cut edges) are black; part boundaries are drawn as lines.
     """
     part = check_partition(graph, part, k)
-    k = k or int(part.max()) + 1
+    k = part_count(part, k)
     order = np.argsort(part, kind="stable")
     position = np.empty(graph.n, dtype=np.int64)
     position[order] = np.arange(graph.n)

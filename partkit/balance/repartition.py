@@ -64,7 +64,7 @@ from scipy.optimize import linear_sum_assignment, linprog
 from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.graph import Graph
 from partkit.metrics import (check_partition, edge_cut, imbalance, is_balanced, max_part_weights,
-                             part_weights)
+                             part_count, part_weights)
 from partkit.balance.kernels.repartition import flow_moves
 
 STRATEGIES = ("multilevel", "diffusion", "remap", "auto")
@@ -458,8 +458,7 @@ def repartition(graph, part, vwgt=None, k=None, *, imbalance=0.03, itr=1000.0, v
     """
     graph = with_weights(graph, vwgt)
     home = check_partition(graph, part)
-    if k is None:
-        k = int(home.max()) + 1 if home.size else 1
+    k = part_count(home, k)
     home = check_partition(graph, home, k)
     if not (0 <= imbalance < 10) or not np.isfinite(imbalance):
         raise InputError(f"imbalance must be in [0, 10), got {imbalance}")

@@ -25,13 +25,13 @@ def register(subparsers):
 def run(args):
     """Read the graph and the partition, print the metrics."""
     from partkit.io import read_partition
-    from partkit.metrics import summary
+    from partkit.metrics import part_count, summary
 
     if args.model != "graph":
         return run_hypergraph(args)
     graph = load_graph(args)
     part = read_partition(args.partfile, n=graph.n, k=args.k)
-    k = args.k or (int(part.max()) + 1 if part.size else 1)
+    k = part_count(part, args.k)
     result = {"file": args.file, "partition": args.partfile, **summary(graph, part, k)}
     if args.json:
         print_json(result)
@@ -51,10 +51,11 @@ def run_hypergraph(args):
     """The hypergraph metrics of a partition (:func:`partkit.hypergraph.metrics.summary`)."""
     from partkit.hypergraph.metrics import summary
     from partkit.io import read_partition
+    from partkit.metrics import part_count
 
     h = load_hypergraph(args)
     part = read_partition(args.partfile, n=h.n, k=args.k)
-    k = args.k or (int(part.max()) + 1 if part.size else 1)
+    k = part_count(part, args.k)
     result = {"file": args.file, "partition": args.partfile, "model": args.model, **summary(h, part, k)}
     if args.json:
         print_json(result)

@@ -59,14 +59,14 @@ def run(args):
                                              scratch_method, with_weights)
     from partkit.errors import InputError
     from partkit.io import read_partition, read_vertex_weights, write_partition
-    from partkit.metrics import edge_cut, is_balanced
+    from partkit.metrics import edge_cut, is_balanced, part_count
 
     output = output_path(args, f"{args.partfile}.repart",
                          [args.partfile, args.file, args.weights, coordinates_file(args)])
     graph = load_graph(args)
     weights = read_vertex_weights(args.weights, graph.n)
     old = read_partition(args.partfile, graph.n, args.k)
-    k = args.k if args.k is not None else int(old.max()) + 1
+    k = part_count(old, args.k)
     if not 1 <= k <= graph.n:
         raise InputError(f"k must be between 1 and n={graph.n}, got {k}")
     result = repartition(graph, old, weights, k, imbalance=args.imbalance, itr=args.itr,

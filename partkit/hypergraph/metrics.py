@@ -14,13 +14,13 @@ import numpy as np
 from partkit.errors import InputError
 from partkit.graph import entry_rows
 from partkit.hypergraph.model import Hypergraph, _pattern
-from partkit.metrics import check_partition
+from partkit.metrics import check_partition, part_count
 
 
 def _check_part(part, n, k, name):
     """``part`` checked as a partition of ``n`` vertices, as int64, and ``k`` (default: largest id + 1)."""
     part = check_partition(SimpleNamespace(n=n, name=name), part, k)
-    top = int(part.max()) + 1 if part.size else 1
+    top = part_count(part)
     if k is None:
         k = top
     elif top > k:  # what check_partition lets through: an empty partition with k < 1

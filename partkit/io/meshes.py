@@ -43,6 +43,7 @@ from partkit._jit import njit
 from partkit.errors import InputError
 from partkit.graph import INDEX_DTYPE, Graph
 from partkit.io._source import base_name
+from partkit.metrics import part_count
 
 #: File name endings read through meshio.
 SUFFIXES = (".msh", ".vtu", ".vtk", ".xdmf", ".xmf", ".exo", ".e", ".ex2")
@@ -294,7 +295,7 @@ class MeshWarning(UserWarning):
 
 def _induced(ptr, ind, colpart, k):
     """The parts of the rows of the CSR ``ptr``/``ind`` from the parts of its columns (see :meth:`Mesh.node_parts`)."""
-    k = int(colpart.max()) + 1 if k is None and colpart.size else int(k or 1)
+    k = part_count(colpart, k)
     return _induce_parts(ptr.astype(np.int64), ind.astype(np.int64), colpart, k)
 
 
