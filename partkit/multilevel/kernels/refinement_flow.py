@@ -68,6 +68,9 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
     between = np.zeros((k, k), dtype=np.int64)
     touching = np.zeros((k, k), dtype=np.int64)  # [a, b]: the vertices of a with a neighbour in b
     stamp = np.full(k, -1, dtype=np.int64)  # stamp[p] == v: v's neighbours in part p are counted
+    touch_vertex = np.empty((xadj[boundary + 1] - xadj[boundary]).sum(), dtype=np.int64)
+    touch_part = np.empty_like(touch_vertex)  # (touch_vertex[i], touch_part[i]): a vertex and a part it touches
+    ntouch = 0
     for v in boundary:
         a = part[v]
         stamp[a] = v
@@ -78,6 +81,9 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
             if stamp[b] != v:
                 stamp[b] = v
                 touching[a, b] += 1
+                touch_vertex[ntouch] = v
+                touch_part[ntouch] = b
+                ntouch += 1
     npairs = np.int64(0)  # not a literal 0 (new_heap would compile for it)
     for a in range(k):
         for b in range(a + 1, k):
@@ -99,16 +105,13 @@ def flow_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw, boundary, rounds, sh
                 at[a, b] = start[npairs]
                 npairs += 1
     seed_lists = np.empty(start[npairs], dtype=np.int64)
-    stamp[:] = -1
-    for v in boundary:
+    for i in range(ntouch):
+        v = touch_vertex[i]
         a = part[v]
-        stamp[a] = v
-        for e in range(xadj[v], xadj[v + 1]):
-            b = part[adjncy[e]]
-            if stamp[b] != v and between[min(a, b), max(a, b)] > 0:
-                stamp[b] = v
-                seed_lists[at[a, b]] = v
-                at[a, b] += 1
+        b = touch_part[i]
+        if between[min(a, b), max(a, b)] > 0:
+            seed_lists[at[a, b]] = v
+            at[a, b] += 1
     total = 0
     blocks = np.empty(2, dtype=np.int64)
     # the pairs by decreasing weight, ties in listed order, by the heap of the FM kernels (shared with them;
