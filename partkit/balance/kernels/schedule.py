@@ -332,6 +332,20 @@ def _push_bottom(top, bottom, nxt, prv, count, w, u):
 
 
 @njit(cache=True)
+def _pop_end(first, last, after, before, count, w):
+    """Take the task at the ``first`` end of worker ``w``'s deque: its top with ``(top, bottom, nxt, prv)``,
+    its bottom with ``(bottom, top, prv, nxt)``."""
+    u = first[w]
+    first[w] = after[u]
+    if first[w] < 0:
+        last[w] = -1
+    else:
+        before[first[w]] = -1
+    count[w] -= 1
+    return u
+
+
+@njit(cache=True)
 def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, period, freeze,
                           stream):
     """Randomized work stealing on a task DAG.
@@ -388,28 +402,11 @@ def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, p
         v = victim[w]
         if v >= 0:
             victim[w] = -1
-            if count[v] > 0:
-                u = top[v]
-                top[v] = nxt[u]
-                if top[v] < 0:
-                    bottom[v] = -1
-                else:
-                    prv[top[v]] = -1
-                count[v] -= 1
-                top[w] = u
-                bottom[w] = u
-                nxt[u] = -1
-                prv[u] = -1
-                count[w] = 1
+            if count[v] > 0:  # into the thief's deque, empty while it steals
+                _push_bottom(top, bottom, nxt, prv, count, w, _pop_end(top, bottom, nxt, prv, count, v))
                 steals[w] += 1
         if count[w] > 0:
-            u = bottom[w]
-            bottom[w] = prv[u]
-            if bottom[w] < 0:
-                top[w] = -1
-            else:
-                nxt[bottom[w]] = -1
-            count[w] -= 1
+            u = _pop_end(bottom, top, prv, nxt, count, w)
             running[w] = u
             worker[u] = w
             t1 = advance(t, overhead, slow[w], phase[w], period, freeze)
