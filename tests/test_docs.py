@@ -17,7 +17,8 @@ folder whose ``data/`` links to the project's inputs (``data/4elt.graph``, ...):
 own argument parser (the script stops right after parsing), ``pip install``
 and the test command itself are what CI has just run, and any other ``sh``
 command runs. The README's main command runs too (without its ``pip
-install`` step, which CI has done).
+install`` step, which CI has done). The ``Examples`` of every docstring of
+the package run as doctests.
 """
 
 import itertools
@@ -213,3 +214,25 @@ def test_readme_synopsis_options_exist():
         shown = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", line))
         assert shown <= known, f"README synopsis: {line.strip()!r} shows {sorted(shown - known)}"
     assert "--coords" in block.split("partkit info")[0], "the partition synopsis shows --coords"
+
+
+def test_every_docstring_example_runs(tmp_path, monkeypatch):
+    """The ``Examples`` sections of every module of ``partkit`` run and print what they show (the
+    distributed ones on the single rank of this process; ``tests/test_distributed.py`` runs them on
+    several): two examples had stated results the code never gave."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    import partkit
+
+    monkeypatch.chdir(tmp_path)  # examples write files
+    attempted, failed = 0, []
+    for module in pkgutil.walk_packages(partkit.__path__, "partkit."):
+        if module.name == "partkit.__main__":  # runs the command line
+            continue
+        result = doctest.testmod(importlib.import_module(module.name), report=False)
+        attempted += result.attempted
+        if result.failed:
+            failed.append(module.name)
+    assert attempted > 250 and failed == []

@@ -1,7 +1,5 @@
 """The benchmark graph generators: valid graphs of the promised sizes, deterministic per seed."""
 
-import doctest
-
 import numpy as np
 import pytest
 from scipy.sparse.csgraph import connected_components
@@ -15,11 +13,6 @@ from partkit.io import read_graph
 
 def same(a, b):
     return np.array_equal(a.xadj, b.xadj) and np.array_equal(a.adjncy, b.adjncy)
-
-
-def test_docstring_examples_run():
-    result = doctest.testmod(generators)
-    assert result.attempted >= 10 and result.failed == 0
 
 
 def test_grid3d_is_the_7_point_stencil():

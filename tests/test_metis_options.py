@@ -216,19 +216,6 @@ def test_tpwgts_per_constraint():
         partkit.partition(g, 3, "metis", tpwgts=tpwgts)
 
 
-def test_docstring_examples_run():
-    import doctest
-
-    import partkit.api
-    import partkit.io
-    import partkit.io.meshes
-    import partkit.constraints
-
-    for module in (partkit.api, partkit.io, partkit.io.meshes, partkit.constraints):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__
-
-
 def _two_regions(nx=40, ny=40):
     """A grid whose second constraint weighs 1 on the left 40 % of the columns and 6 on the rest: the
     left strip holds 40 % of constraint 0 and 10 % of constraint 1."""

@@ -14,7 +14,7 @@ Examples
 >>> total, squares = float(sum(gains)), float(sum(g * g for g in gains))
 >>> bool(adaptive_stop(len(gains), total, squares, 1.0, 5.0))
 True
->>> bool(adaptive_stop(len(gains), total, squares, 10.0, 5.0))
+>>> bool(adaptive_stop(len(gains), total, squares, 40.0, 5.0))  # a large alpha asks for more evidence
 False
 """
 
