@@ -105,10 +105,15 @@ def gain_cache(net_ptr, pins, nwgt, part, pc, k):
 
 
 @njit(cache=True)
-def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part):
+def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, penalty):
     """Best λ-1 move of ``v`` to a part with room that shares a net with it (any part with room when
     ``any_part``: rebalancing), from the gain cache: ``(gain, part)``, part -1 if none (also when ``v``
-    is all its part weighs: a move never empties a part); ties go to the lighter part."""
+    is all its part weighs: a move never empties a part); ties go to the lighter part.
+
+    With ``slack`` > 0 a part has room up to ``(1 + slack)`` times its bound, and a move's gain loses
+    ``penalty`` per unit of weight it puts above the bound (Mt-KaHyPar's unconstrained FM: the
+    rebalancer restores the bound afterwards, and the penalty stands for what that will cost).
+    """
     p = part[v]
     if pw[p] == vwgt[v]:
         return 0, -1
@@ -116,20 +121,23 @@ def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part):
     best_gain = 0
     best = -1
     for t in range(pw.size):
-        if t != p and (any_part or conn[v, t] > 0) and pw[t] + vwgt[v] <= maxw[t]:
-            g = base + conn[v, t]
-            if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
-                best_gain, best = g, t
+        if t == p or not (any_part or conn[v, t] > 0) or pw[t] + vwgt[v] > maxw[t] + np.int64(slack * maxw[t]):
+            continue
+        g = base + conn[v, t]
+        if slack > 0:
+            g -= np.int64(penalty * (max(pw[t] + vwgt[v] - maxw[t], 0) - max(pw[t] - maxw[t], 0)) + 0.5)
+        if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
+            best_gain, best = g, t
     return best_gain, best
 
 
 @njit(cache=True)
-def _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, any_part):
+def _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, any_part, slack, penalty):
     """Pop the top vertex of the heap and re-read its best move: ``(vertex, gain, part)``. Part -1 when
     it has none (dropped) or its gain fell below its key (pushed back with the gain read)."""
     key = keys[0]
     u = heap_pop(items, keys, pos, size)
-    g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, any_part)
+    g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, any_part, slack, penalty)
     if t >= 0 and g < key:
         heap_push(items, keys, pos, size, u, g)
         t = -1
@@ -200,7 +208,7 @@ def _search_buffers(n):
 
 @njit(cache=True)
 def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, locked,
-            stamp, visit, touched, moved_v, moved_from, stop, large_net, alpha):
+            stamp, visit, touched, moved_v, moved_from, stop, large_net, alpha, slack, penalty):
     """FM moves from ``heap`` until it is empty, ``stop`` moves in a row did not improve, or (``alpha`` > 0)
     the adaptive rule (:func:`partkit.multilevel.kernels.stop_rule.adaptive_stop`, ``beta = ln n``) says so.
 
@@ -222,7 +230,7 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
     squares = 0.0
     beta = np.log(max(vwgt.size, 2))
     while size[0] > 0 and since < stop and not (alpha > 0 and adaptive_stop(since, total, squares, alpha, beta)):
-        u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, False)
+        u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, False, slack, penalty)
         if t < 0:
             continue
         p = part[u]
@@ -243,7 +251,7 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
             v = touched[i]
             if locked[v]:
                 continue
-            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False)
+            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, penalty)
             if t2 >= 0:
                 heap_set(items, keys, pos, size, v, g2)
             else:
@@ -267,11 +275,11 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
     heap, locked, stamp, touched, moved_v, moved_from = _search_buffers(n)
     for u in range(n):
         if _boundary(u, vptr, vnets, lam):
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, 0.0)
             if t >= 0:
                 heap_push(heap[0], heap[1], heap[2], heap[3], u, g)
     nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn,
-                                heap, locked, stamp, 0, touched, moved_v, moved_from, stop, large_net, 0.0)
+                                heap, locked, stamp, 0, touched, moved_v, moved_from, stop, large_net, 0.0, 0.0, 0.0)
     for i in range(nm - 1, best_nm - 1, -1):
         move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
     return best
@@ -279,7 +287,7 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
 
 @njit(cache=True)
 def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seeds, stop, alpha,
-                 min_share, large_net, seed):
+                 min_share, large_net, slack, penalty, seed):
     """Rounds of localized k-way FM (Mt-KaHyPar's): many small searches that together cover the boundary.
 
     In a round, boundary vertices are taken in random order, ``seeds``
@@ -313,7 +321,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
                 i += 1
                 if locked[u] or not _boundary(u, vptr, vnets, lam):
                     continue
-                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
+                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, slack, penalty)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
                     taken += 1
@@ -321,7 +329,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
                 continue
             nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit,
                                         conn, heap, locked, stamp, visit, touched, moved_v, moved_from, stop,
-                                        large_net, alpha)
+                                        large_net, alpha, slack, penalty)
             visit += nm
             for j in range(nm - 1, best_nm - 1, -1):
                 _move_cached(moved_v[j], moved_from[j], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
@@ -353,7 +361,7 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
         for u in order:
             if not _boundary(u, vptr, vnets, lam):
                 continue
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, 0.0)
             if t >= 0 and g > 0:
                 _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
                              stamp, 0, stamp[:0])
@@ -387,11 +395,11 @@ def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, r
             return True
         for u in range(n):
             if pw[part[u]] > maxw[part[u]] and vwgt[u] > 0:
-                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True)
+                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True, 0.0, 0.0)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
         while size[0] > 0:
-            u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, True)
+            u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, True, 0.0, 0.0)
             if t < 0 or pw[part[u]] <= maxw[part[u]]:
                 continue
             _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
