@@ -11,6 +11,17 @@ from partkit.metrics import edge_cut
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
+def package_modules():
+    """Every module of ``partkit``, imported, but ``partkit.__main__`` (which runs the command line)."""
+    import importlib
+    import pkgutil
+
+    import partkit
+
+    return [importlib.import_module(module.name) for module in pkgutil.walk_packages(partkit.__path__, "partkit.")
+            if module.name != "partkit.__main__"]
+
+
 @pytest.fixture
 def data_dir():
     """Path of the project's ``data/`` folder (real graphs and matrices, malformed files in ``bad/``)."""

@@ -219,20 +219,16 @@ def test_readme_synopsis_options_exist():
 def test_every_docstring_example_runs(tmp_path, monkeypatch):
     """The ``Examples`` sections of every module of ``partkit`` run and print what they show (the
     distributed ones on the single rank of this process; ``tests/test_distributed.py`` runs them on
-    several): two examples had stated results the code never gave."""
+    several)."""
     import doctest
-    import importlib
-    import pkgutil
 
-    import partkit
+    from tests.conftest import package_modules
 
     monkeypatch.chdir(tmp_path)  # examples write files
     attempted, failed = 0, []
-    for module in pkgutil.walk_packages(partkit.__path__, "partkit."):
-        if module.name == "partkit.__main__":  # runs the command line
-            continue
-        result = doctest.testmod(importlib.import_module(module.name), report=False)
+    for module in package_modules():
+        result = doctest.testmod(module, report=False)
         attempted += result.attempted
         if result.failed:
-            failed.append(module.name)
+            failed.append(module.__name__)
     assert attempted > 250 and failed == []

@@ -354,21 +354,16 @@ def test_notice_ends_an_open_progress_line(monkeypatch, capsys):
 def test_every_kernel_is_compiled_with_the_one_option_set():
     """Every Numba kernel of partkit comes from partkit._jit.njit (nogil, no C wrapper): library functions
     that kernels with different options call would be compiled once per option set."""
-    import importlib
-    import pkgutil
-
     from numba.core.registry import CPUDispatcher
 
-    import partkit
     from partkit._jit import KERNEL_OPTIONS
+    from tests.conftest import package_modules
 
     kernels, other = 0, []
-    for module in pkgutil.walk_packages(partkit.__path__, "partkit."):
-        if module.name == "partkit.__main__":  # runs the command line
-            continue
-        for name, obj in vars(importlib.import_module(module.name)).items():
-            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.name:
+    for module in package_modules():
+        for name, obj in vars(module).items():
+            if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__:
                 kernels += 1
                 if any(obj.targetoptions.get(key) != value for key, value in KERNEL_OPTIONS.items()):
-                    other.append(f"{module.name}.{name}")
+                    other.append(f"{module.__name__}.{name}")
     assert kernels > 100 and other == []
