@@ -121,11 +121,14 @@ def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, penalt
     best_gain = 0
     best = -1
     for t in range(pw.size):
-        if t == p or not (any_part or conn[v, t] > 0) or pw[t] + vwgt[v] > maxw[t] + np.int64(slack * maxw[t]):
+        if t == p or not (any_part or conn[v, t] > 0):
+            continue
+        above = pw[t] + vwgt[v] - maxw[t]  # the weight the move leaves above t's bound (if positive)
+        if above > 0 and (slack == 0 or above > slack * maxw[t]):
             continue
         g = base + conn[v, t]
-        if slack > 0:
-            g -= np.int64(penalty * (max(pw[t] + vwgt[v] - maxw[t], 0) - max(pw[t] - maxw[t], 0)) + 0.5)
+        if above > 0:
+            g -= np.int64(penalty * (above - max(pw[t] - maxw[t], 0)) + 0.5)
         if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
             best_gain, best = g, t
     return best_gain, best
