@@ -105,16 +105,17 @@ class Context:
         (4.0; 0 turns it off); the rounds stop after one that lowered λ-1 by
         no more than ``local_min_share`` of its value (0.001); the
         measurements are in ``docs/history/tuning.md``.
-    local_slack, local_penalty : float
-        With ``local_slack`` > 0 localized FM may fill a part to
-        ``1 + local_slack`` times its bound, a move's gain losing
-        ``local_penalty`` per unit of weight it puts above the bound, and
-        the rebalancer then restores the bound (Mt-KaHyPar's unconstrained
-        FM). Off by default (0.0; penalty 2.0): with 0.3 R-MAT scale 17
-        at k = 64 and Barabási-Albert at k = 64 lost 11 % and 4 % of λ-1,
-        but the block-angular LP matrix at k = 2 gained 16 % and
-        Barabási-Albert at k = 64 took twice the time
-        (``docs/history/tuning.md``).
+    local_slack, local_interior, local_penalty, local_penalty_last : float
+        With ``local_slack`` > 0 the localized rounds are *unconstrained*
+        (Mt-KaHyPar's): a part may be filled to ``1 + local_slack`` times
+        its bound, a move's gain losing what shedding the weight it puts
+        above the bound is estimated to cost, from the vertices of that part
+        with at least ``local_interior`` of their nets' weight inside it
+        (0.7), times a factor growing from ``local_penalty`` (0.2) in the
+        first round to ``local_penalty_last`` (1.0) in the last; the
+        rebalancer restores the bound after each round, and a round that
+        then lost λ-1 is undone and the rounds go on within the bound
+        (0.3; 0 keeps every move within the bound).
     fm_stop, fm_passes : int
         Global k-way FM after the localized rounds (its long move sequences
         matter at k = 2 on power-law matrices): moves without improvement
@@ -142,8 +143,10 @@ class Context:
     local_stop: int = 100
     local_alpha: float = 4.0
     local_min_share: float = 0.001
-    local_slack: float = 0.0
-    local_penalty: float = 2.0
+    local_slack: float = 0.3
+    local_interior: float = 0.7
+    local_penalty: float = 0.2
+    local_penalty_last: float = 1.0
     fm_stop: int = 350
     fm_passes: int = 3
     rebalance_rounds: int = 10
@@ -268,9 +271,8 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     rebalance(*arrays, *state, ctx.rebalance_rounds)
     label_propagation(*arrays, *state, ctx.lp_rounds, keys.next())
     localized_fm(*arrays, *state, ctx.local_rounds, ctx.local_seeds, ctx.local_stop, ctx.local_alpha,
-                 ctx.local_min_share, ctx.large_net, ctx.local_slack, ctx.local_penalty, keys.next())
-    if ctx.local_slack > 0:
-        rebalance(*arrays, *state, ctx.rebalance_rounds)
+                 ctx.local_min_share, ctx.large_net, ctx.local_slack, ctx.local_interior, ctx.local_penalty,
+                 ctx.local_penalty_last, ctx.rebalance_rounds, keys.next())
     for _ in range(ctx.fm_passes):
         if fm(*arrays, *state, ctx.fm_stop, ctx.large_net) <= 0:
             break

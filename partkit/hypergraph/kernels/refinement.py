@@ -104,15 +104,67 @@ def gain_cache(net_ptr, pins, nwgt, part, pc, k):
     return benefit, conn
 
 
+#: price classes of :func:`shed_table`: class 0 costs nothing, class 1 at most 0.5 per unit of weight,
+#: class b >= 2 at most 1.5 ** (b - 2) (Mt-KaHyPar's buckets; the last class takes every dearer vertex)
+SHED_CLASSES = 16
+
+
 @njit(cache=True)
-def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, penalty):
+def _no_shed():
+    """The shed table that moves within the bound pass (never read)."""
+    return np.zeros((1, SHED_CLASSES), dtype=np.int64)
+
+
+@njit(cache=True)
+def _price(b):
+    """λ-1 per unit of weight that price class ``b`` of :func:`shed_table` stands for."""
+    if b == 0:
+        return 0.0
+    if b == 1:
+        return 0.5
+    return 1.5 ** (b - 2)
+
+
+@njit(cache=True)
+def shed_table(vwgt, part, benefit, conn, k, interior):
+    """What each part could shed, by price: ``table[t, b]`` is the weight of the vertices of ``t`` whose
+    removal costs at most :func:`_price` ``(b)`` of λ-1 per unit of weight (cumulative in ``b``).
+
+    Only vertices with at least ``interior`` of their nets' weight on nets that keep another pin in
+    their part count (Mt-KaHyPar's candidates for rebalancing, 0.7 there): the cost of removing such a
+    vertex hardly depends on where it goes. Vertices without nets cost nothing.
+    """
+    table = np.zeros((k, SHED_CLASSES), dtype=np.int64)
+    for v in range(vwgt.size):
+        w = vwgt[v]
+        p = part[v]
+        inside = conn[v, p] - benefit[v]  # weight of v's nets that keep a pin in p without v
+        if w == 0 or inside < interior * conn[v, p]:
+            continue
+        per_weight = inside / w
+        b = 0
+        if per_weight > 0.5:
+            b = 2
+            while b < SHED_CLASSES - 1 and _price(b) < per_weight:
+                b += 1
+        elif per_weight > 0:
+            b = 1
+        table[p, b] += w
+    for b in range(1, SHED_CLASSES):
+        table[:, b] += table[:, b - 1]
+    return table
+
+
+@njit(cache=True)
+def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, factor):
     """Best λ-1 move of ``v`` to a part with room that shares a net with it (any part with room when
     ``any_part``: rebalancing), from the gain cache: ``(gain, part)``, part -1 if none (also when ``v``
     is all its part weighs: a move never empties a part); ties go to the lighter part.
 
-    With ``slack`` > 0 a part has room up to ``(1 + slack)`` times its bound, and a move's gain loses
-    ``penalty`` per unit of weight it puts above the bound (Mt-KaHyPar's unconstrained FM: the
-    rebalancer restores the bound afterwards, and the penalty stands for what that will cost).
+    With ``slack`` > 0 a part has room up to ``(1 + slack)`` times its bound (Mt-KaHyPar's
+    unconstrained FM), and a move's gain loses what shedding the weight it puts above the bound will
+    cost: ``factor`` times that weight times the price at which the part's :func:`shed_table` row
+    ``shed`` reaches the part's whole excess; a part that cannot shed so much has no room.
     """
     p = part[v]
     if pw[p] == vwgt[v]:
@@ -128,19 +180,24 @@ def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, penalt
             continue
         g = base + conn[v, t]
         if above > 0:
-            g -= np.int64(penalty * (above - max(pw[t] - maxw[t], 0)) + 0.5)
+            b = 0
+            while b < SHED_CLASSES and shed[t, b] < above:
+                b += 1
+            if b == SHED_CLASSES:
+                continue
+            g -= np.int64(np.ceil(factor * _price(b) * (above - max(pw[t] - maxw[t], 0))))
         if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
             best_gain, best = g, t
     return best_gain, best
 
 
 @njit(cache=True)
-def _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, any_part, slack, penalty):
+def _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, factor):
     """Pop the top vertex of the heap and re-read its best move: ``(vertex, gain, part)``. Part -1 when
     it has none (dropped) or its gain fell below its key (pushed back with the gain read)."""
     key = keys[0]
     u = heap_pop(items, keys, pos, size)
-    g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, any_part, slack, penalty)
+    g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, factor)
     if t >= 0 and g < key:
         heap_push(items, keys, pos, size, u, g)
         t = -1
@@ -211,7 +268,7 @@ def _search_buffers(n):
 
 @njit(cache=True)
 def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, locked,
-            stamp, visit, touched, moved_v, moved_from, stop, large_net, alpha, slack, penalty):
+            stamp, visit, touched, moved_v, moved_from, stop, large_net, alpha, slack, shed, factor):
     """FM moves from ``heap`` until it is empty, ``stop`` moves in a row did not improve, or (``alpha`` > 0)
     the adaptive rule (:func:`partkit.multilevel.kernels.stop_rule.adaptive_stop`, ``beta = ln n``) says so.
 
@@ -233,7 +290,8 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
     squares = 0.0
     beta = np.log(max(vwgt.size, 2))
     while size[0] > 0 and since < stop and not (alpha > 0 and adaptive_stop(since, total, squares, alpha, beta)):
-        u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, False, slack, penalty)
+        u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, False, slack, shed,
+                            factor)
         if t < 0:
             continue
         p = part[u]
@@ -254,7 +312,7 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
             v = touched[i]
             if locked[v]:
                 continue
-            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, penalty)
+            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor)
             if t2 >= 0:
                 heap_set(items, keys, pos, size, v, g2)
             else:
@@ -276,13 +334,15 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
     n = vwgt.size
     benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
     heap, locked, stamp, touched, moved_v, moved_from = _search_buffers(n)
+    none = _no_shed()
     for u in range(n):
         if _boundary(u, vptr, vnets, lam):
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, 0.0)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, none, 0.0)
             if t >= 0:
                 heap_push(heap[0], heap[1], heap[2], heap[3], u, g)
     nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn,
-                                heap, locked, stamp, 0, touched, moved_v, moved_from, stop, large_net, 0.0, 0.0, 0.0)
+                                heap, locked, stamp, 0, touched, moved_v, moved_from, stop, large_net, 0.0, 0.0,
+                                none, 0.0)
     for i in range(nm - 1, best_nm - 1, -1):
         move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
     return best
@@ -290,7 +350,7 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
 
 @njit(cache=True)
 def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seeds, stop, alpha,
-                 min_share, large_net, slack, penalty, seed):
+                 min_share, large_net, slack, interior, first_factor, last_factor, rebalance_rounds, seed):
     """Rounds of localized k-way FM (Mt-KaHyPar's): many small searches that together cover the boundary.
 
     In a round, boundary vertices are taken in random order, ``seeds``
@@ -303,19 +363,43 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
     locked for the round. The rounds stop early when one lowers λ-1 by no
     more than ``min_share`` of its value at the round's start (nothing,
     with 0). Returns the λ-1 reduction.
+
+    With ``slack`` > 0 the rounds start *unconstrained* (Mt-KaHyPar's): a
+    part may be filled to ``1 + slack`` times its bound, a move paying
+    a factor times the estimated cost of shedding its excess (the factor
+    grows from ``first_factor`` in the first round to ``last_factor`` in
+    the last)
+    (:func:`shed_table` over the vertices with at least ``interior`` of
+    their nets' weight inside their part, made anew each round), and the
+    rebalancer (``rebalance_rounds``) restores the bound after the round. A
+    round that does not end below the λ-1 it started from is undone and
+    ends the rounds (as in Mt-KaHyPar); one that cannot be rebalanced is
+    undone and the rounds go on within the bound.
     """
     n = vwgt.size
-    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    k = pw.size
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
     heap, locked, stamp, touched, moved_v, moved_from = _search_buffers(n)
     items, keys, pos, size = heap
     order = np.empty(n, dtype=np.int64)
+    saved = np.empty(n, dtype=part.dtype)
+    shed = _no_shed()
+    excess = 0
     visit = 0
     total = 0
     current = connectivity_cost(nwgt, lam)
-    for r in range(rounds):
+    loose = slack
+    r = 0
+    while r < rounds:
         fill_permutation(order, subkey(seed, r))
         locked[:] = False
+        factor = first_factor + (last_factor - first_factor) * r / max(rounds - 1, 1)
+        if loose > 0:
+            shed = shed_table(vwgt, part, benefit, conn, k, interior)
+            saved[:] = part
+            excess = _excess(pw, maxw)
         gained = 0
+        kept = 0
         i = 0
         while i < n:
             taken = 0
@@ -324,7 +408,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
                 i += 1
                 if locked[u] or not _boundary(u, vptr, vnets, lam):
                     continue
-                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, slack, penalty)
+                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, loose, shed, factor)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
                     taken += 1
@@ -332,13 +416,32 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
                 continue
             nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit,
                                         conn, heap, locked, stamp, visit, touched, moved_v, moved_from, stop,
-                                        large_net, alpha, slack, penalty)
+                                        large_net, alpha, loose, shed, factor)
             visit += nm
+            kept += best_nm
             for j in range(nm - 1, best_nm - 1, -1):
                 _move_cached(moved_v[j], moved_from[j], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
                              benefit, conn, -1, stamp, 0, stamp[:0])
             heap_clear(items, keys, pos, size)
             gained += best
+        if loose > 0:
+            _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap,
+                              stamp, rebalance_rounds)
+            gained = current - connectivity_cost(nwgt, lam)
+            grew = _excess(pw, maxw) > excess
+            if gained <= 0 or grew:
+                if kept > 0:
+                    part[:] = saved
+                    counts, spans = pin_counts(net_ptr, pins, part, k)
+                    pc[:, :] = counts
+                    lam[:] = spans
+                    pw[:] = part_weights(vwgt, part, k)
+                    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
+                if not grew:
+                    break  # moves past the bound found nothing: neither would moves within it
+                loose = 0.0
+                continue  # the same round again, within the bound
+        r += 1
         total += gained
         if gained <= min_share * current:
             break
@@ -357,6 +460,7 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
     benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
     stamp = np.full(n, -1, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
+    none = _no_shed()
     total = 0
     for r in range(rounds):
         moved = 0
@@ -364,7 +468,7 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
         for u in order:
             if not _boundary(u, vptr, vnets, lam):
                 continue
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, 0.0)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, none, 0.0)
             if t >= 0 and g > 0:
                 _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
                              stamp, 0, stamp[:0])
@@ -376,38 +480,46 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
 
 
 @njit(cache=True)
-def _overweight(pw, maxw):
+def _excess(pw, maxw):
+    """The weight the parts carry above their bounds, summed."""
+    total = 0
     for t in range(pw.size):
-        if pw[t] > maxw[t]:
-            return True
-    return False
+        total += max(pw[t] - maxw[t], 0)
+    return total
 
 
 @njit(cache=True)
 def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds):
     """Move vertices out of overweight parts, least λ-1 loss first (gains from the gain cache, built
     only when a part is overweight); True when all parts fit."""
-    if not _overweight(pw, maxw):
+    if _excess(pw, maxw) == 0:
         return True
-    n = vwgt.size
     benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
-    stamp = np.full(n, -1, dtype=np.int64)
-    items, keys, pos, size = new_heap(n)
+    return _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn,
+                             new_heap(vwgt.size), np.full(vwgt.size, -1, dtype=np.int64), rounds)
+
+
+@njit(cache=True)
+def _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, stamp,
+                      rounds):
+    """:func:`rebalance` with the gain cache ``(benefit, conn)`` given (and kept exact) and an empty ``heap``."""
+    items, keys, pos, size = heap
+    none = _no_shed()
     for _ in range(rounds):
-        if not _overweight(pw, maxw):
+        if _excess(pw, maxw) == 0:
             return True
-        for u in range(n):
+        for u in range(vwgt.size):
             if pw[part[u]] > maxw[part[u]] and vwgt[u] > 0:
-                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True, 0.0, 0.0)
+                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True, 0.0, none, 0.0)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
         while size[0] > 0:
-            u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, True, 0.0, 0.0)
+            u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, True, 0.0, none, 0.0)
             if t < 0 or pw[part[u]] <= maxw[part[u]]:
                 continue
             _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
                          stamp, 0, stamp[:0])
-    return not _overweight(pw, maxw)
+    return _excess(pw, maxw) == 0
 
 
 @njit(cache=True)
