@@ -114,8 +114,8 @@ class Context:
         (0.7), times a factor growing from ``local_penalty`` (0.2) in the
         first round to ``local_penalty_last`` (1.0) in the last; the
         rebalancer restores the bound after each round, and a round that
-        then lost λ-1 is undone and the rounds go on within the bound
-        (0.3; 0 keeps every move within the bound).
+        then did not lower λ-1 is undone and ends the rounds (0.3; 0 keeps
+        every move within the bound).
     fm_stop, fm_passes : int
         Global k-way FM after the localized rounds (its long move sequences
         matter at k = 2 on power-law matrices): moves without improvement

@@ -365,13 +365,12 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
     with 0). Returns the λ-1 reduction.
 
     With ``slack`` > 0 the rounds start *unconstrained* (Mt-KaHyPar's): a
-    part may be filled to ``1 + slack`` times its bound, a move paying
-    a factor times the estimated cost of shedding its excess (the factor
-    grows from ``first_factor`` in the first round to ``last_factor`` in
-    the last)
-    (:func:`shed_table` over the vertices with at least ``interior`` of
-    their nets' weight inside their part, made anew each round), and the
-    rebalancer (``rebalance_rounds``) restores the bound after the round. A
+    part may be filled to ``1 + slack`` times its bound, a move paying the
+    estimated cost of shedding its excess (:func:`shed_table` over the
+    vertices with at least ``interior`` of their nets' weight inside their
+    part, made anew each round) times a factor growing from
+    ``first_factor`` in the first round to ``last_factor`` in the last, and
+    the rebalancer (``rebalance_rounds``) restores the bound after the round. A
     round that does not end below the λ-1 it started from is undone and
     ends the rounds (as in Mt-KaHyPar); one that cannot be rebalanced is
     undone and the rounds go on within the bound.
