@@ -320,7 +320,6 @@ def test_shed_table_prices_each_parts_interior_vertices_by_their_removal_cost_pe
     part 0: 2 per 2 units, class 2 of price 1), vertex 2 (one of its two nets leaves part 0 with it:
     not interior) and vertex 5 (weight 0: never counted); part 1 holds vertices 3 and 4, joined by
     three nets (3 per unit: class 5 of price 3.375; vertex 3's fourth net, to part 0, is cut)."""
-    from partkit.hypergraph.kernels.coarsening import transpose
     from partkit.hypergraph.kernels.refinement import SHED_CLASSES, gain_cache, pin_counts, shed_table
 
     net_ptr = np.array([0, 2, 4, 6, 8, 10, 12])
