@@ -23,8 +23,9 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
    halves (their pins on each side stay a net), so summing the cut nets of
    all bisections gives λ-1. The imbalance of each bisection is set so
    that the final parts respect the bound: ``(1 + ε')^depth * W_sub / k_sub <= L``.
-   ``initial_runs`` recursive bisections are made and refined on the
-   coarsest level; the best (within the bound, then smallest λ-1) is kept.
+   ``initial_runs`` recursive bisections are made; the ``refined_runs``
+   best of them (least overweight, then smallest λ-1) are refined on the
+   coarsest level and the best of those is kept.
 3. **Uncoarsening** (``kernels/refinement.py``): on every level, the
    partition is projected, label propagation then rounds of localized k-way
    FM (Mt-KaHyPar's: many small searches, each started from a few boundary
@@ -88,8 +89,11 @@ class Context:
         Coarsest size of a bisection's hierarchy: ``2 * bisection_limit`` (150).
     tries : int
         Greedy growings per bisection (5).
-    initial_runs : int
-        Recursive bisections of the coarsest hypergraph, each refined; the best is kept (3).
+    initial_runs, refined_runs : int
+        Recursive bisections of the coarsest hypergraph (3), and how many of
+        the best of them are refined there before the best is kept (1:
+        refining all three gave the same λ-1 on the tuning matrices in 1.16 x
+        the time, ``docs/history/tuning.md``).
     fm2_stop, fm2_alpha, fm2_passes
         2-way FM: a pass stops after ``fm2_stop`` moves without improvement
         (400) or earlier by the adaptive rule with ``alpha = fm2_alpha``
@@ -134,6 +138,7 @@ class Context:
     bisection_limit: int = 150
     tries: int = 5
     initial_runs: int = 3
+    refined_runs: int = 1
     fm2_stop: int = 400
     fm2_alpha: float = 16.0
     fm2_passes: int = 10
@@ -154,7 +159,8 @@ class Context:
 
 PRESETS = {"fast": Context(tries=2, initial_runs=1, fm2_passes=3, local_rounds=2),
            "default": Context(),
-           "strong": Context(tries=10, initial_runs=5, fm2_alpha=64.0, fm_stop=1000, fm_passes=10)}
+           "strong": Context(tries=10, initial_runs=5, refined_runs=5, fm2_alpha=64.0, fm_stop=1000,
+                             fm_passes=10)}
 
 
 class _Level(NamedTuple):
@@ -281,6 +287,13 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     return balanced
 
 
+def _quality(level: _Level, part, maxw):
+    """``(overweight, λ-1)`` of ``part`` on ``level``: the order in which partitions are preferred."""
+    k = maxw.size
+    over = int(np.maximum(part_weights(level.vwgt, part, k) - maxw, 0).sum())
+    return over, int(connectivity_cost(level.nwgt, pin_counts(level.net_ptr, level.pins, part, k)[1]))
+
+
 def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, preset: str = "default",
               context: Context | None = None) -> np.ndarray:
     """Partition a hypergraph into ``k`` parts minimising connectivity-1 (λ-1).
@@ -346,13 +359,15 @@ def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, 
     hierarchy, maps = _coarsen(finest, context.contraction_limit * k, context, keys, bound if k == 2 else None,
                                community)
     coarsest = hierarchy[-1]
-    best = None
+    candidates = []
     for _ in range(context.initial_runs):
         candidate = np.empty(coarsest.n, dtype=np.int64)
         _recursive_bisection(coarsest, k, 0, candidate, np.arange(coarsest.n), bound, context, keys)
+        candidates.append((_quality(coarsest, candidate, maxw), len(candidates), candidate))
+    best = None
+    for _, _, candidate in sorted(candidates)[:context.refined_runs]:
         fits = _refine(coarsest, candidate, maxw, context, keys)
-        quality = (not fits, connectivity_cost(coarsest.nwgt, pin_counts(coarsest.net_ptr, coarsest.pins,
-                                                                          candidate, k)[1]))
+        quality = _quality(coarsest, candidate, maxw)
         if best is None or quality < best[0]:
             best = (quality, candidate, fits)
     _, part, balanced = best
