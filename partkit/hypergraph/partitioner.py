@@ -27,7 +27,9 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
    best of them (least overweight, then smallest λ-1) are refined on the
    coarsest level and the best of those is kept.
 3. **Uncoarsening** (``kernels/refinement.py``): on every level, the
-   partition is projected, label propagation then rounds of localized k-way
+   partition is projected, label propagation (unconstrained: parts may
+   overfill within a round, the rebalancer restores the bound after it,
+   and a round that did not pay is undone) then rounds of localized k-way
    FM (Mt-KaHyPar's: many small searches, each started from a few boundary
    vertices and grown by the neighbours its moves touch, each keeping its
    best prefix) improve λ-1 from the gain cache of Mt-KaHyPar (kept exact by
@@ -91,15 +93,23 @@ class Context:
         Greedy growings per bisection (5).
     initial_runs, refined_runs : int
         Recursive bisections of the coarsest hypergraph (3), and how many of
-        the best of them are refined there before the best is kept (1:
-        refining all three gave the same λ-1 on the tuning matrices in 1.16 x
-        the time, ``docs/history/tuning.md``).
+        the best of them are refined there before the best is kept (1; the
+        measurements are in ``docs/history/tuning.md``).
     fm2_stop, fm2_alpha, fm2_passes
         2-way FM: a pass stops after ``fm2_stop`` moves without improvement
         (400) or earlier by the adaptive rule with ``alpha = fm2_alpha``
         (16.0, see ``kernels/initial.py``); at most ``fm2_passes`` passes (10).
     lp_rounds : int
         Label-propagation rounds per level (5).
+    lp_slack, lp_penalty : float
+        With ``lp_slack`` > 0 label propagation is *unconstrained*, as
+        Mt-KaHyPar default's: its moves may fill a part to ``1 + lp_slack``
+        times its bound, each paying ``lp_penalty`` times the estimated
+        cost of shedding the excess (as localized FM's, below, with
+        ``local_interior``), the rebalancer restores the bound after each
+        round and a round that then did not lower λ-1 is undone and ends the
+        rounds (0.3 and 0.2; 0 keeps every move within the bound; the
+        measurements are in ``docs/history/tuning.md``).
     local_rounds, local_seeds, local_stop : int
         Localized k-way FM: rounds (10, fewer when a round gains little),
         boundary vertices that start one search (5), moves without
@@ -143,6 +153,8 @@ class Context:
     fm2_alpha: float = 16.0
     fm2_passes: int = 10
     lp_rounds: int = 5
+    lp_slack: float = 0.3
+    lp_penalty: float = 0.2
     local_rounds: int = 10
     local_seeds: int = 5
     local_stop: int = 100
@@ -275,7 +287,8 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     pw = part_weights(level.vwgt, part, k)
     state = (part, pc, lam, pw, maxw)
     rebalance(*arrays, *state, ctx.rebalance_rounds)
-    label_propagation(*arrays, *state, ctx.lp_rounds, keys.next())
+    label_propagation(*arrays, *state, ctx.lp_rounds, ctx.lp_slack, ctx.local_interior, ctx.lp_penalty,
+                      ctx.rebalance_rounds, keys.next())
     localized_fm(*arrays, *state, ctx.local_rounds, ctx.local_seeds, ctx.local_stop, ctx.local_alpha,
                  ctx.local_min_share, ctx.large_net, ctx.local_slack, ctx.local_interior, ctx.local_penalty,
                  ctx.local_penalty_last, ctx.rebalance_rounds, keys.next())

@@ -430,12 +430,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
             grew = _excess(pw, maxw) > excess
             if gained <= 0 or grew:
                 if kept > 0:
-                    part[:] = saved
-                    counts, spans = pin_counts(net_ptr, pins, part, k)
-                    pc[:, :] = counts
-                    lam[:] = spans
-                    pw[:] = part_weights(vwgt, part, k)
-                    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
+                    _restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn)
                 if not grew:
                     break  # moves past the bound found nothing: neither would moves within it
                 loose = 0.0
@@ -449,33 +444,74 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
 
 
 @njit(cache=True)
-def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seed):
+def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, slack, interior,
+                      factor, rebalance_rounds, seed):
     """Rounds over the boundary vertices in random order, each taking its best positive move.
 
     Gains are read from the gain cache (:func:`gain_cache`), kept exact by
     the moves. Returns the total λ-1 reduction.
+
+    With ``slack`` > 0 the rounds are *unconstrained* (Mt-KaHyPar's): moves
+    may fill a part past its bound as in :func:`localized_fm` (the shed
+    table of the vertices with at least ``interior`` of their nets' weight
+    inside their part, the penalty ``factor``), and the rebalancer
+    (``rebalance_rounds``) restores the bound after each round; a round that
+    then did not lower λ-1, or left more weight above the bounds than it
+    found, is undone and ends the rounds.
     """
     n = vwgt.size
-    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    k = pw.size
+    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
     stamp = np.full(n, -1, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
-    none = _no_shed()
+    shed = _no_shed()
+    saved = np.empty(n if slack > 0 else 0, dtype=part.dtype)
+    heap = new_heap(n if slack > 0 else 0)
+    current = connectivity_cost(nwgt, lam)
+    excess = 0
     total = 0
     for r in range(rounds):
+        if slack > 0:
+            shed = shed_table(vwgt, part, benefit, conn, k, interior)
+            saved[:] = part
+            excess = _excess(pw, maxw)
         moved = 0
+        gained = 0
         fill_permutation(order, subkey(seed, r))
         for u in order:
             if not _boundary(u, vptr, vnets, lam):
                 continue
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, none, 0.0)
+            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor)
             if t >= 0 and g > 0:
                 _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
                              stamp, 0, stamp[:0])
-                total += g
+                gained += g
                 moved += 1
         if moved == 0:
             break
+        if slack > 0:
+            _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap,
+                              stamp, rebalance_rounds)
+            gained = current - connectivity_cost(nwgt, lam)
+            if gained <= 0 or _excess(pw, maxw) > excess:
+                _restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn)
+                break
+            current -= gained
+        total += gained
     return total
+
+
+@njit(cache=True)
+def _restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn):
+    """Put the partition back to ``saved``, with its pin counts, part weights and gain cache."""
+    part[:] = saved
+    counts, spans = pin_counts(net_ptr, pins, part, pw.size)
+    pc[:, :] = counts
+    lam[:] = spans
+    pw[:] = part_weights(vwgt, part, pw.size)
+    fresh_benefit, fresh_conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
+    benefit[:] = fresh_benefit
+    conn[:, :] = fresh_conn
 
 
 @njit(cache=True)
