@@ -381,7 +381,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
     heap, locked, stamp, touched, moved_v, moved_from = _search_buffers(n)
     items, keys, pos, size = heap
     order = np.empty(n, dtype=np.int64)
-    saved = np.empty(n, dtype=part.dtype)
+    saved = np.empty(n if slack > 0 else 0, dtype=part.dtype)
     shed = _no_shed()
     excess = 0
     visit = 0
@@ -394,9 +394,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
         locked[:] = False
         factor = first_factor + (last_factor - first_factor) * r / max(rounds - 1, 1)
         if loose > 0:
-            shed = shed_table(vwgt, part, benefit, conn, k, interior)
-            saved[:] = part
-            excess = _excess(pw, maxw)
+            shed, excess = _open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved)
         gained = 0
         kept = 0
         i = 0
@@ -424,10 +422,8 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
             heap_clear(items, keys, pos, size)
             gained += best
         if loose > 0:
-            _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap,
-                              stamp, rebalance_rounds)
-            gained = current - connectivity_cost(nwgt, lam)
-            grew = _excess(pw, maxw) > excess
+            gained, grew = _close_loose_round(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw,
+                                              benefit, conn, heap, stamp, rebalance_rounds, current, excess)
             if gained <= 0 or grew:
                 if kept > 0:
                     _restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn)
@@ -472,9 +468,7 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
     total = 0
     for r in range(rounds):
         if slack > 0:
-            shed = shed_table(vwgt, part, benefit, conn, k, interior)
-            saved[:] = part
-            excess = _excess(pw, maxw)
+            shed, excess = _open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved)
         moved = 0
         gained = 0
         fill_permutation(order, subkey(seed, r))
@@ -490,15 +484,32 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
         if moved == 0:
             break
         if slack > 0:
-            _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap,
-                              stamp, rebalance_rounds)
-            gained = current - connectivity_cost(nwgt, lam)
-            if gained <= 0 or _excess(pw, maxw) > excess:
+            gained, grew = _close_loose_round(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw,
+                                              benefit, conn, heap, stamp, rebalance_rounds, current, excess)
+            if gained <= 0 or grew:
                 _restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn)
                 break
             current -= gained
         total += gained
     return total
+
+
+@njit(cache=True)
+def _open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved):
+    """Start a round whose moves may overfill parts: keep the partition in ``saved`` and return the
+    round's shed table (:func:`shed_table`) and the weight already above the bounds."""
+    saved[:] = part
+    return shed_table(vwgt, part, benefit, conn, pw.size, interior), _excess(pw, maxw)
+
+
+@njit(cache=True)
+def _close_loose_round(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, stamp,
+                       rebalance_rounds, current, excess):
+    """End such a round: rebalance, then ``(λ-1 gained since current, more weight above the bounds than
+    excess)``; the caller undoes the round with :func:`_restore` when it did not pay."""
+    _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, stamp,
+                      rebalance_rounds)
+    return current - connectivity_cost(nwgt, lam), _excess(pw, maxw) > excess
 
 
 @njit(cache=True)
