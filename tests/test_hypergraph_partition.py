@@ -223,6 +223,42 @@ def test_gain_cache_stays_exact_under_moves():
     assert np.array_equal(benefit, fresh[0]) and np.array_equal(conn, fresh[1])
 
 
+
+@pytest.mark.parametrize("slack", [0.0, 0.3])
+def test_rekeying_by_three_parts_matches_rating_every_part(slack):
+    # after a move from a to b, a vertex whose best move went to a third part c can only now prefer a
+    # or b: rating c, a and b gives what rating all parts does, weights, bounds and penalties included
+    from partkit.hypergraph.kernels.coarsening import transpose
+    from partkit.hypergraph.kernels.refinement import (_cached_move, _move_cached, _recheck_move, gain_cache, pin_counts,
+                                                       shed_table)
+
+    h = Hypergraph.from_matrix(_random_rows(200, 4, seed=4), vertex_weights="unit")
+    vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
+    rng = np.random.default_rng(4)
+    k = 6
+    part = rng.permutation(np.arange(h.n) % k)
+    pc, lam = pin_counts(h.net_ptr, h.pins, part, k)
+    pw = np.bincount(part, minlength=k).astype(np.int64)
+    maxw = np.full(k, h.n // k + 1, dtype=np.int64)  # tight: moves into a part fill it
+    benefit, conn = gain_cache(h.net_ptr, h.pins, h.net_cost, part, pc, k)
+    shed = shed_table(h.vwgt, part, benefit, conn, k, 0.7)
+    stamp, touched = np.full(h.n, -1), np.empty(h.n, dtype=np.int64)
+    checked = switched = 0
+    for i in range(60):
+        was = [_cached_move(v, benefit, conn, h.vwgt, part, pw, maxw, False, slack, shed, 0.5)[1] for v in range(h.n)]
+        u = int(rng.integers(h.n))
+        a, b = int(part[u]), int((part[u] + rng.integers(1, k)) % k)
+        _move_cached(u, b, h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, benefit, conn,
+                     1000, stamp, i, touched)
+        for v in range(h.n):
+            if v == u or was[v] < 0 or was[v] in (a, b):
+                continue
+            every = _cached_move(v, benefit, conn, h.vwgt, part, pw, maxw, False, slack, shed, 0.5)
+            assert _recheck_move(v, was[v], a, b, benefit, conn, h.vwgt, part, pw, maxw, slack, shed, 0.5) == every
+            checked += 1
+            switched += every[1] != was[v]
+    assert checked > 1000 and switched > 10
+
 def test_bisection_levels_drop_nets_heavier_than_a_side():
     # an arrowhead: a dense row and column on a path; the dense net is cut by any bisection
     from partkit.hypergraph.partitioner import Context, _coarsen, _level

@@ -156,10 +156,11 @@ def shed_table(vwgt, part, benefit, conn, k, interior):
 
 
 @njit(cache=True)
-def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, factor):
+def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, factor, first=0, last=-1):
     """Best λ-1 move of ``v`` to a part with room that shares a net with it (any part with room when
     ``any_part``: rebalancing), from the gain cache: ``(gain, part)``, part -1 if none (also when ``v``
-    is all its part weighs: a move never empties a part); ties go to the lighter part.
+    is all its part weighs: a move never empties a part); ties go to the lighter part. Only parts
+    ``first .. last - 1`` are rated (default: all).
 
     With ``slack`` > 0 a part has room up to ``(1 + slack)`` times its bound (Mt-KaHyPar's
     unconstrained FM), and a move's gain loses what shedding the weight it puts above the bound will
@@ -172,7 +173,7 @@ def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, 
     base = benefit[v] - conn[v, p]
     best_gain = 0
     best = -1
-    for t in range(pw.size):
+    for t in range(first, pw.size if last < 0 else last):
         if t == p or not (any_part or conn[v, t] > 0):
             continue
         above = pw[t] + vwgt[v] - maxw[t]  # the weight the move leaves above t's bound (if positive)
@@ -188,6 +189,20 @@ def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, 
             g -= np.int64(np.ceil(factor * _price(b) * (above - max(pw[t] - maxw[t], 0))))
         if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
             best_gain, best = g, t
+    return best_gain, best
+
+
+@njit(cache=True)
+def _recheck_move(v, was, a, b, benefit, conn, vwgt, part, pw, maxw, slack, shed, factor):
+    """:func:`_cached_move` of ``v`` rating only parts ``was``, ``a`` and ``b`` (Mt-KaHyPar's
+    ``bestOfThree``): after a move from ``a`` to ``b``, when ``v``'s best move went to ``was``, only
+    these can be best (exactly so when nothing else changed since ``was`` was read); ties go to the
+    lighter part, then the lower."""
+    best_gain, best = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor, was, was + 1)
+    for t in (a, b):
+        g, u = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor, t, t + 1)
+        if u >= 0 and (best < 0 or g > best_gain or (g == best_gain and (pw[u], u) < (pw[best], best))):
+            best_gain, best = g, u
     return best_gain, best
 
 
@@ -263,12 +278,12 @@ def _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw
 def _search_buffers(n):
     """Empty heap, locks, stamps, touched list and move records of :func:`_search` for ``n`` vertices."""
     return (new_heap(n), np.zeros(n, dtype=np.bool_), np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.int64),
-            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.full(n, -1, dtype=np.int64))
 
 
 @njit(cache=True)
 def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, locked,
-            stamp, visit, touched, moved_v, moved_from, stop, large_net, alpha, slack, shed, factor):
+            stamp, visit, touched, moved_v, moved_from, target, stop, large_net, alpha, slack, shed, factor):
     """FM moves from ``heap`` until it is empty, ``stop`` moves in a row did not improve, or (``alpha`` > 0)
     the adaptive rule (:func:`partkit.multilevel.kernels.stop_rule.adaptive_stop`, ``beta = ln n``) says so.
 
@@ -276,7 +291,12 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
     balance or a large net); a lower gain sends it back to the heap, else
     it moves and is locked. A move updates the cache by the delta rules and
     (re-)keys the unlocked vertices whose entries changed, which brings the
-    neighbours of a moved vertex into the heap. Moves are recorded in
+    neighbours of a moved vertex into the heap. ``target[v]`` is the part of
+    the move a queued vertex ``v`` is keyed by (-1: unknown; the callers set
+    it for the vertices they queue); when it is neither part of the move, only
+    it and those two parts are rated again (Mt-KaHyPar's ``bestOfThree``: at
+    k = 64 the re-keying rated every part of about 900 vertices a move), else
+    every part. Moves are recorded in
     ``moved_v``/``moved_from`` (stamps ``visit, visit + 1, ...``). Returns
     ``(moves, length of the best prefix, its λ-1 reduction)``.
     """
@@ -293,6 +313,7 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
         u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, False, slack, shed,
                             factor)
         if t < 0:
+            target[u] = -1
             continue
         p = part[u]
         nt = _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn,
@@ -312,7 +333,12 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
             v = touched[i]
             if locked[v]:
                 continue
-            g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor)
+            was = target[v]
+            if pos[v] >= 0 and was >= 0 and was != p and was != t:
+                g2, t2 = _recheck_move(v, was, p, t, benefit, conn, vwgt, part, pw, maxw, slack, shed, factor)
+            else:
+                g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor)
+            target[v] = t2
             if t2 >= 0:
                 heap_set(items, keys, pos, size, v, g2)
             else:
@@ -333,16 +359,17 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
     """
     n = vwgt.size
     benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
-    heap, locked, stamp, touched, moved_v, moved_from = _search_buffers(n)
+    heap, locked, stamp, touched, moved_v, moved_from, target = _search_buffers(n)
     none = _no_shed()
     for u in range(n):
         if _boundary(u, vptr, vnets, lam):
             g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, none, 0.0)
             if t >= 0:
                 heap_push(heap[0], heap[1], heap[2], heap[3], u, g)
+                target[u] = t
     nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn,
-                                heap, locked, stamp, 0, touched, moved_v, moved_from, stop, large_net, 0.0, 0.0,
-                                none, 0.0)
+                                heap, locked, stamp, 0, touched, moved_v, moved_from, target, stop, large_net, 0.0,
+                                0.0, none, 0.0)
     for i in range(nm - 1, best_nm - 1, -1):
         move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
     return best
@@ -378,7 +405,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
     n = vwgt.size
     k = pw.size
     benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
-    heap, locked, stamp, touched, moved_v, moved_from = _search_buffers(n)
+    heap, locked, stamp, touched, moved_v, moved_from, target = _search_buffers(n)
     items, keys, pos, size = heap
     order = np.empty(n, dtype=np.int64)
     saved = np.empty(n if slack > 0 else 0, dtype=part.dtype)
@@ -408,11 +435,12 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
                 g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, loose, shed, factor)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
+                    target[u] = t
                     taken += 1
             if taken == 0:
                 continue
             nm, best_nm, best = _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit,
-                                        conn, heap, locked, stamp, visit, touched, moved_v, moved_from, stop,
+                                        conn, heap, locked, stamp, visit, touched, moved_v, moved_from, target, stop,
                                         large_net, alpha, loose, shed, factor)
             visit += nm
             kept += best_nm
