@@ -267,7 +267,7 @@ def _recursive_bisection(level: _Level, k, first, out, ids, bound, ctx, keys):
     if k == 1 or level.n == 0:
         out[ids] = first
         return
-    k0 = (k + 1) // 2
+    k0 = k // 2  # as partkit.multilevel.recursive splits k
     total = int(level.vwgt.sum())
     shares = np.array([k0, k - k0]) / k
     maxw = weight_bounds([total], shares, level_imbalance([total], [bound], k))[:, 0]
