@@ -223,7 +223,6 @@ def test_gain_cache_stays_exact_under_moves():
     assert np.array_equal(benefit, fresh[0]) and np.array_equal(conn, fresh[1])
 
 
-
 @pytest.mark.parametrize("slack", [0.0, 0.3])
 def test_rekeying_by_three_parts_matches_rating_every_part(slack):
     # after a move from a to b, a vertex whose best move went to a third part c can only now prefer a
@@ -258,6 +257,7 @@ def test_rekeying_by_three_parts_matches_rating_every_part(slack):
             checked += 1
             switched += every[1] != was[v]
     assert checked > 1000 and switched > 10
+
 
 def test_bisection_levels_drop_nets_heavier_than_a_side():
     # an arrowhead: a dense row and column on a path; the dense net is cut by any bisection
