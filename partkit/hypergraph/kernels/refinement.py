@@ -294,9 +294,8 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
     neighbours of a moved vertex into the heap. ``target[v]`` is the part of
     the move a queued vertex ``v`` is keyed by (-1: unknown; the callers set
     it for the vertices they queue); when it is neither part of the move, only
-    it and those two parts are rated again (Mt-KaHyPar's ``bestOfThree``: at
-    k = 64 the re-keying rated every part of about 900 vertices a move), else
-    every part. Moves are recorded in
+    it and those two parts are rated again (Mt-KaHyPar's ``bestOfThree``; a
+    move may touch hundreds of vertices), else every part. Moves are recorded in
     ``moved_v``/``moved_from`` (stamps ``visit, visit + 1, ...``). Returns
     ``(moves, length of the best prefix, its λ-1 reduction)``.
     """
