@@ -146,6 +146,21 @@ def cluster(net_ptr, pins, vptr, vnets, vwgt, nwgt, community, max_weight, large
 
 
 @njit(cache=True)
+def _sort_pins(out, s, e):
+    """Sort ``out[s:e]`` in place: insertion sort for the short runs of most nets, else numpy's."""
+    if e - s > 16:
+        out[s:e].sort()
+        return
+    for i in range(s + 1, e):
+        x = out[i]
+        j = i - 1
+        while j >= s and out[j] > x:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = x
+
+
+@njit(cache=True)
 def _same_net(ptr, pins, a, b):
     if ptr[a + 1] - ptr[a] != ptr[b + 1] - ptr[b]:
         return False
@@ -188,7 +203,7 @@ def contract(net_ptr, pins, nwgt, vwgt, coarse_of, nc, max_net_weight):
         if pos - s < 2 or heft > max_net_weight:
             pos = s
             continue
-        out[s:pos].sort()
+        _sort_pins(out, s, pos)
         start[nk] = s
         weight[nk] = nwgt[e]
         nk += 1

@@ -605,6 +605,8 @@ def fill_empty_parts(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, 
     count = np.zeros(k, dtype=np.int64)
     for v in range(n):
         count[part[v]] += 1
+    if count.min() > 0:
+        return 0
     benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
     stamp = np.full(n, -1, dtype=np.int64)
     left = 0
