@@ -330,7 +330,7 @@ def test_localized_fm_reports_its_gain_and_keeps_the_bound():
     # every call's reported reduction is the true λ-1 reduction: the searches' roll-backs keep the gain
     # cache exact (a stale cache misreports gains and makes later searches move on wrong ones)
     from partkit.hypergraph.kernels.coarsening import transpose
-    from partkit.hypergraph.kernels.refinement import connectivity_cost, localized_fm, pin_counts
+    from partkit.hypergraph.kernels.refinement import connectivity_cost, gain_cache, localized_fm, pin_counts
 
     h = Hypergraph.from_matrix(_random_rows(600, 4, seed=5), vertex_weights="unit")
     vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
@@ -339,10 +339,11 @@ def test_localized_fm_reports_its_gain_and_keeps_the_bound():
     pc, lam = pin_counts(h.net_ptr, h.pins, part, k)
     pw = np.bincount(part, minlength=k).astype(np.int64)
     maxw = np.full(k, int(1.03 * h.n / k), dtype=np.int64)
+    benefit, conn = gain_cache(h.net_ptr, h.pins, h.net_cost, part, pc, k)
     start = before = connectivity_cost(h.net_cost, lam)
     for r in range(4):  # rounds 1-4, the adaptive stop on in the odd ones
-        gain = localized_fm(h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw, 1 + r, 5,
-                            100, float(r % 2), 0.0, 1000, 0.0, 0.7, 1.0, 1.0, 10, r)
+        gain = localized_fm(h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw, benefit,
+                            conn, 1 + r, 5, 100, float(r % 2), 0.0, 1000, 0.0, 0.7, 1.0, 1.0, 10, r)
         fresh_pc, fresh_lam = pin_counts(h.net_ptr, h.pins, part, k)
         assert np.array_equal(pc, fresh_pc) and np.array_equal(lam, fresh_lam)
         after = connectivity_cost(h.net_cost, lam)
@@ -350,6 +351,39 @@ def test_localized_fm_reports_its_gain_and_keeps_the_bound():
         before = after
     assert before < 0.8 * start
     assert np.array_equal(pw, np.bincount(part, minlength=k)) and (pw <= maxw).all()
+
+
+@pytest.mark.parametrize("kernel", ["rebalance", "label_propagation", "localized_fm", "fm", "fill_empty_parts"])
+def test_every_refinement_kernel_keeps_the_levels_gain_cache_exact(kernel):
+    """A level builds one gain cache and hands it to each kernel in turn: after each, it must equal
+    a cache built afresh (a kernel that moves or rolls back without the delta rules leaves it stale).
+    The start is random, with part 0 overweight and the last part empty, so that the rebalancer and
+    the filling of empty parts move too."""
+    from partkit.hypergraph.kernels import refinement
+    from partkit.hypergraph.kernels.coarsening import transpose
+    from partkit.hypergraph.kernels.refinement import gain_cache, pin_counts
+
+    h = Hypergraph.from_matrix(_random_rows(800, 4, seed=3), vertex_weights="unit")
+    vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
+    k = 6
+    maxw = np.full(k, int(1.03 * h.n / k), dtype=np.int64)
+    arguments = {"rebalance": (10,), "label_propagation": (5, 0.3, 0.7, 0.2, 10, 1),
+                 "localized_fm": (3, 5, 100, 4.0, 0.0, 1000, 0.3, 0.7, 0.2, 1.0, 10, 1), "fm": (350, 1000),
+                 "fill_empty_parts": ()}[kernel]
+    part = np.random.default_rng(3).integers(0, k - 1, h.n)
+    part[: h.n // 4] = 0
+    pc, lam = pin_counts(h.net_ptr, h.pins, part, k)
+    pw = np.bincount(part, minlength=k).astype(np.int64)
+    benefit, conn = gain_cache(h.net_ptr, h.pins, h.net_cost, part, pc, k)
+    before = part.copy()
+    getattr(refinement, kernel)(h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw,
+                                benefit, conn, *arguments)
+    assert not np.array_equal(part, before)
+    fresh_pc, fresh_lam = pin_counts(h.net_ptr, h.pins, part, k)
+    assert np.array_equal(pc, fresh_pc) and np.array_equal(lam, fresh_lam)
+    assert np.array_equal(pw, np.bincount(part, minlength=k))
+    fresh_benefit, fresh_conn = gain_cache(h.net_ptr, h.pins, h.net_cost, part, pc, k)
+    assert np.array_equal(benefit, fresh_benefit) and np.array_equal(conn, fresh_conn)
 
 
 def test_shed_table_prices_each_parts_interior_vertices_by_their_removal_cost_per_weight():
@@ -381,7 +415,8 @@ def test_unconstrained_refinement_ends_within_the_bound_and_never_raises_lambda(
     true reduction (the pin counts and weights exact). With no rebalancing rounds every round that
     overfilled a part must be undone: the case that fails when an undo is missing."""
     from partkit.hypergraph.kernels.coarsening import transpose
-    from partkit.hypergraph.kernels.refinement import connectivity_cost, label_propagation, localized_fm, pin_counts
+    from partkit.hypergraph.kernels.refinement import (connectivity_cost, gain_cache, label_propagation,
+                                                       localized_fm, pin_counts)
 
     h = Hypergraph.from_graph(delaunay(1000, seed=1))
     vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
@@ -392,7 +427,8 @@ def test_unconstrained_refinement_ends_within_the_bound_and_never_raises_lambda(
         pc, lam = pin_counts(h.net_ptr, h.pins, part, k)
         pw = np.bincount(part, minlength=k).astype(np.int64)
         before = connectivity_cost(h.net_cost, lam)
-        state = (h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw)
+        state = (h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw,
+                 *gain_cache(h.net_ptr, h.pins, h.net_cost, part, pc, k))
         if kernel == "localized_fm":
             gain = localized_fm(*state, 3, 5, 100, 0.0, 0.0, 1000, 0.3, 0.7, factor, factor, rebalance_rounds, seed)
         else:

@@ -55,8 +55,9 @@ from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.hypergraph.kernels.coarsening import cluster, contract, transpose
 from partkit.hypergraph.kernels.communities import DEGREE, NON_UNIFORM, UNIFORM, louvain, star_expansion
 from partkit.hypergraph.kernels.initial import fm_refine, grow_and_refine
-from partkit.hypergraph.kernels.refinement import (connectivity_cost, fill_empty_parts, fm, label_propagation,
-                                                   localized_fm, part_weights, pin_counts, rebalance)
+from partkit.hypergraph.kernels.refinement import (connectivity_cost, fill_empty_parts, fm, gain_cache,
+                                                   label_propagation, localized_fm, part_weights, pin_counts,
+                                                   rebalance)
 from partkit.hypergraph.model import Hypergraph
 from partkit._random import KeyStream
 from partkit.metrics import max_part_weights, weight_bounds
@@ -285,7 +286,7 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     arrays = level.arrays()
     pc, lam = pin_counts(level.net_ptr, level.pins, part, k)
     pw = part_weights(level.vwgt, part, k)
-    state = (part, pc, lam, pw, maxw)
+    state = (part, pc, lam, pw, maxw, *gain_cache(level.net_ptr, level.pins, level.nwgt, part, pc, k))
     rebalance(*arrays, *state, ctx.rebalance_rounds)
     label_propagation(*arrays, *state, ctx.lp_rounds, ctx.lp_slack, ctx.local_interior, ctx.lp_penalty,
                       ctx.rebalance_rounds, keys.next())

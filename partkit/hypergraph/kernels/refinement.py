@@ -9,7 +9,9 @@ of moving ``u`` from part ``p`` to part ``t`` is
 
 read in O(k) from Mt-KaHyPar's gain cache (:func:`gain_cache`), which
 moves keep exact by delta updates on the nets whose pin counts cross 0/1
-or 1/2. No move empties a part.
+or 1/2. The caller builds one cache a level and passes ``benefit, conn``
+to every kernel after ``maxw``; each keeps it exact, roll-backs included.
+No move empties a part.
 """
 
 import numpy as np
@@ -52,23 +54,6 @@ def part_weights(vwgt, part, k):
     for v in range(vwgt.size):
         pw[part[v]] += vwgt[v]
     return pw
-
-
-@njit(cache=True)
-def move(u, t, vptr, vnets, vwgt, part, pc, lam, pw):
-    """Move ``u`` to part ``t``, updating pin counts, connectivities and part weights."""
-    p = part[u]
-    for j in range(vptr[u], vptr[u + 1]):
-        e = vnets[j]
-        pc[e, p] -= 1
-        if pc[e, p] == 0:
-            lam[e] -= 1
-        pc[e, t] += 1
-        if pc[e, t] == 1:
-            lam[e] += 1
-    part[u] = t
-    pw[p] -= vwgt[u]
-    pw[t] += vwgt[u]
 
 
 @njit(cache=True)
@@ -231,7 +216,8 @@ def _touch(v, stamp, visit, touched, nt):
 @njit(cache=True)
 def _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, large_net,
                  stamp, visit, touched):
-    """Move ``u`` to ``t`` (as :func:`move`) and update the gain cache by the delta rules.
+    """Move ``u`` to ``t``, updating pin counts, connectivities, part weights and, by the delta rules,
+    the gain cache.
 
     Only pin counts crossing 0/1 or 1/2 change cache entries; the pins of
     such nets with at most ``large_net`` pins are listed in ``touched`` to
@@ -346,7 +332,7 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
 
 
 @njit(cache=True)
-def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, large_net):
+def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, stop, large_net):
     """One k-way FM pass on λ-1 gains; keeps its best prefix of moves and returns its λ-1 reduction.
 
     Boundary vertices wait in a max-heap keyed by their best move's gain,
@@ -357,7 +343,6 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
     and Ctrl-C is handled between passes.
     """
     n = vwgt.size
-    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
     heap, locked, stamp, touched, moved_v, moved_from, target = _search_buffers(n)
     none = _no_shed()
     for u in range(n):
@@ -370,12 +355,14 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, stop, la
                                 heap, locked, stamp, 0, touched, moved_v, moved_from, target, stop, large_net, 0.0,
                                 0.0, none, 0.0)
     for i in range(nm - 1, best_nm - 1, -1):
-        move(moved_v[i], moved_from[i], vptr, vnets, vwgt, part, pc, lam, pw)
+        _move_cached(moved_v[i], moved_from[i], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit,
+                     conn, -1, stamp, 0, stamp[:0])
     return best
 
 
 @njit(cache=True)
-def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, seeds, stop, alpha,
+def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, rounds, seeds,
+                 stop, alpha,
                  min_share, large_net, slack, interior, first_factor, last_factor, rebalance_rounds, seed):
     """Rounds of localized k-way FM (Mt-KaHyPar's): many small searches that together cover the boundary.
 
@@ -385,7 +372,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
     after ``stop`` moves without improvement, or earlier by the adaptive
     rule with ``alpha`` (> 0), and keeps its best prefix
     (rolled back through the gain cache, which stays exact for the next
-    search and round: it is built once). A vertex moved by a search stays
+    search, round and kernel). A vertex moved by a search stays
     locked for the round. The rounds stop early when one lowers λ-1 by no
     more than ``min_share`` of its value at the round's start (nothing,
     with 0). Returns the λ-1 reduction.
@@ -402,8 +389,6 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
     undone and the rounds go on within the bound.
     """
     n = vwgt.size
-    k = pw.size
-    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
     heap, locked, stamp, touched, moved_v, moved_from, target = _search_buffers(n)
     items, keys, pos, size = heap
     order = np.empty(n, dtype=np.int64)
@@ -467,7 +452,8 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
 
 
 @njit(cache=True)
-def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds, slack, interior,
+def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, rounds, slack,
+                      interior,
                       factor, rebalance_rounds, seed):
     """Rounds over the boundary vertices in random order, each taking its best positive move.
 
@@ -483,8 +469,6 @@ def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
     found, is undone and ends the rounds.
     """
     n = vwgt.size
-    k = pw.size
-    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
     stamp = np.full(n, -1, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     shed = _no_shed()
@@ -562,12 +546,11 @@ def _excess(pw, maxw):
 
 
 @njit(cache=True)
-def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, rounds):
-    """Move vertices out of overweight parts, least λ-1 loss first (gains from the gain cache, built
-    only when a part is overweight); True when all parts fit."""
+def rebalance(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, rounds):
+    """Move vertices out of overweight parts, least λ-1 loss first (gains from the gain cache, kept
+    exact); True when all parts fit."""
     if _excess(pw, maxw) == 0:
         return True
-    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, pw.size)
     return _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn,
                              new_heap(vwgt.size), np.full(vwgt.size, -1, dtype=np.int64), rounds)
 
@@ -596,7 +579,7 @@ def _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
 
 
 @njit(cache=True)
-def fill_empty_parts(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw):
+def fill_empty_parts(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn):
     """Give every empty part one vertex: the one of least λ-1 loss among those that fit its bound and
     whose part keeps another vertex (as METIS and KaMinPar do). Returns the parts left empty (none
     while such a vertex exists)."""
@@ -607,7 +590,6 @@ def fill_empty_parts(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, 
         count[part[v]] += 1
     if count.min() > 0:
         return 0
-    benefit, conn = gain_cache(net_ptr, pins, nwgt, part, pc, k)
     stamp = np.full(n, -1, dtype=np.int64)
     left = 0
     for t in range(k):
