@@ -100,6 +100,11 @@ class Context:
         2-way FM: a pass stops after ``fm2_stop`` moves without improvement
         (400) or earlier by the adaptive rule with ``alpha = fm2_alpha``
         (16.0, see ``kernels/initial.py``); at most ``fm2_passes`` passes (10).
+    fm2_nets_per_vertex : int
+        On a level whose vertices lie on more nets than this on average
+        (32), the 2-way FM's ``fm2_stop`` shrinks in proportion, to a
+        quarter at least: the coarse levels of a power-law matrix's
+        bisections hold a few hundred vertices on hundreds of nets each.
     lp_rounds : int
         Label-propagation rounds per level (5).
     lp_slack, lp_penalty : float
@@ -153,6 +158,7 @@ class Context:
     fm2_stop: int = 400
     fm2_alpha: float = 16.0
     fm2_passes: int = 10
+    fm2_nets_per_vertex: int = 32
     lp_rounds: int = 5
     lp_slack: float = 0.3
     lp_penalty: float = 0.2
@@ -255,12 +261,22 @@ def _bisect(level: _Level, maxw, target0, ctx: Context, keys):
     there (the halves keep them: they are split by the caller).
     """
     hierarchy, maps = _coarsen(level, 2 * ctx.bisection_limit, ctx, keys, int(maxw.max()))
-    part = grow_and_refine(*hierarchy[-1].arrays(), maxw, target0, ctx.tries, ctx.fm2_stop, ctx.fm2_alpha,
-                           ctx.fm2_passes, keys.next())
+    part = grow_and_refine(*hierarchy[-1].arrays(), maxw, target0, ctx.tries, _fm2_stop(hierarchy[-1], ctx),
+                           ctx.fm2_alpha, ctx.fm2_passes, keys.next())
     for finer, coarse_of in zip(hierarchy[-2::-1], maps[::-1]):
         part = part[coarse_of]
-        fm_refine(*finer.arrays(), part, maxw, ctx.fm2_stop, ctx.fm2_alpha, ctx.fm2_passes)
+        fm_refine(*finer.arrays(), part, maxw, _fm2_stop(finer, ctx), ctx.fm2_alpha, ctx.fm2_passes)
     return part
+
+
+def _fm2_stop(level: _Level, ctx: Context) -> int:
+    """The 2-way FM's patience on ``level``: ``fm2_stop`` moves, fewer in proportion where its vertices
+    lie on more than ``fm2_nets_per_vertex`` nets on average (each move costs that much more), at least
+    a quarter of ``fm2_stop``."""
+    nets_per_vertex = level.pins.size / max(level.n, 1)
+    if nets_per_vertex <= ctx.fm2_nets_per_vertex:
+        return ctx.fm2_stop
+    return max(ctx.fm2_stop // 4, int(ctx.fm2_stop * ctx.fm2_nets_per_vertex / nets_per_vertex))
 
 
 def _recursive_bisection(level: _Level, k, first, out, ids, bound, ctx, keys):
