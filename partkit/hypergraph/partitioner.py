@@ -14,7 +14,9 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
    two-hop clustering); until ``contraction_limit * k`` vertices remain or
    a pass shrinks by less than 1 %.
 2. **Initial partitioning** (``kernels/initial.py``): recursive bisection of
-   the coarsest hypergraph. Every bisection is itself multilevel: coarsen
+   the coarsest hypergraph, by the graph engine's driver
+   (:func:`partkit.multilevel.recursive.recursive_bisection`: ``k`` split
+   into ``k // 2`` and the rest, one seed per sub-problem). Every bisection is itself multilevel: coarsen
    to ``2 * bisection_limit`` vertices, take the best of ``tries`` greedy
    hypergraph growings each refined by 2-way FM on the cut-net gain (passes
    end by KaHyPar's adaptive random-walk stopping rule), then
@@ -60,8 +62,8 @@ from partkit.hypergraph.kernels.refinement import (connectivity_cost, fill_empty
                                                    rebalance)
 from partkit.hypergraph.model import Hypergraph
 from partkit._random import KeyStream
-from partkit.metrics import max_part_weights, weight_bounds
-from partkit.multilevel.recursive import level_imbalance
+from partkit.metrics import max_part_weights
+from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,9 @@ class _Level(NamedTuple):
     def n(self):
         return self.vwgt.size
 
+    def total_vertex_weight(self):
+        return np.array([self.vwgt.sum()], dtype=np.int64)
+
     def arrays(self):
         return self.net_ptr, self.pins, self.vptr, self.vnets, self.nwgt, self.vwgt
 
@@ -279,21 +284,26 @@ def _fm2_stop(level: _Level, ctx: Context) -> int:
     return max(ctx.fm2_stop // 4, int(ctx.fm2_stop * ctx.fm2_nets_per_vertex / nets_per_vertex))
 
 
-def _recursive_bisection(level: _Level, k, first, out, ids, bound, ctx, keys):
-    """Parts ``first .. first + k - 1`` for the vertices ``ids`` (those of ``level``) into ``out``."""
-    if k == 1 or level.n == 0:
-        out[ids] = first
-        return
-    k0 = k // 2  # as partkit.multilevel.recursive splits k
-    total = int(level.vwgt.sum())
-    shares = np.array([k0, k - k0]) / k
-    maxw = weight_bounds([total], shares, level_imbalance([total], [bound], k))[:, 0]
-    part = _bisect(level, maxw, int(round(total * shares[0])), ctx, keys)
-    for side, (parts, offset) in enumerate(((k0, first), (k - k0, first + k0))):
-        inside = part == side
+def _recursive_bisection(level: _Level, k, imbalance, ctx: Context, seed) -> np.ndarray:
+    """``k`` parts of ``level`` by the engine's recursive bisection
+    (:func:`partkit.multilevel.recursive.recursive_bisection`), each bisection :func:`_bisect`."""
+
+    def bisect(sub, fraction0, eps, key):
+        total = sub.total_vertex_weight()
+        maxw = bisection_bounds(total, fraction0, eps)[:, 0]
+        return _bisect(sub, maxw, int(round(int(total[0]) * fraction0)), ctx, KeyStream(key))
+
+    return recursive_bisection(level, k, bisect, imbalance=imbalance, seed=seed, split_sides=_split_sides)
+
+
+def _split_sides(level: _Level, side):
+    """The sub-hypergraphs of the two sides of a bisection (nets cut by it split between them)."""
+    out = []
+    for s in (0, 1):
+        inside = side == s
         mapping = np.where(inside, np.cumsum(inside) - 1, -1)
-        sub = _contract(level, mapping, int(inside.sum()))
-        _recursive_bisection(sub, parts, offset, out, ids[inside], bound, ctx, keys)
+        out.append((np.flatnonzero(inside), _contract(level, mapping, int(inside.sum()))))
+    return out
 
 
 def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
@@ -391,8 +401,7 @@ def partition(h: Hypergraph, k: int, *, imbalance: float = 0.03, seed: int = 0, 
     coarsest = hierarchy[-1]
     candidates = []
     for _ in range(context.initial_runs):
-        candidate = np.empty(coarsest.n, dtype=np.int64)
-        _recursive_bisection(coarsest, k, 0, candidate, np.arange(coarsest.n), bound, context, keys)
+        candidate = _recursive_bisection(coarsest, k, imbalance, context, keys.next())
         candidates.append((_quality(coarsest, candidate, maxw), len(candidates), candidate))
     best = None
     for _, _, candidate in sorted(candidates)[:context.refined_runs]:

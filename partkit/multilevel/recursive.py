@@ -123,12 +123,16 @@ def check_refine(refine):
     return refine
 
 
-def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=None, threads=1):
+def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=None, threads=1,
+                        split_sides=None):
     """Partition ``graph`` into ``k`` parts by recursive bisection.
 
     Parameters
     ----------
     graph : partkit.Graph
+        Or any object with ``n`` and ``total_vertex_weight()`` that
+        ``bisect`` and ``split_sides`` take (the hypergraph partitioner
+        passes its coarsest hypergraph).
     k : int
         Number of parts (any value from 1 to n).
     bisect : callable
@@ -152,6 +156,9 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         (``bisect`` must release the GIL for this to pay, as Numba kernels
         compiled with ``nogil=True`` do). The result is the same for any
         number.
+    split_sides : callable, optional
+        ``split_sides(graph, side) -> ((on0, sub0), (on1, sub1))``, the
+        sub-problems of the two sides (default :func:`split_graph`).
 
     Returns
     -------
@@ -159,6 +166,7 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         Part ids in ``[0, k)``.
     """
     part = np.zeros(graph.n, dtype=np.int64)
+    split_sides = split_graph if split_sides is None else split_sides
     if fractions is None:
         bounds = max_part_weights(graph, k, imbalance).astype(np.float64)
     else:
@@ -190,14 +198,14 @@ def recursive_bisection(graph, k, bisect, *, imbalance=0.03, seed=0, fractions=N
         side = np.asarray(bisect(sub, fraction0, eps, derive(seed, offset, kk)), dtype=np.int64)
         if kk == 2:  # two final parts: no subgraph needed
             return (None, ids[side == 0], 1, offset), (None, ids[side == 1], 1, offset + 1)
-        (on0, sub0), (on1, sub1) = split_graph(sub, side)
+        (on0, sub0), (on1, sub1) = split_sides(sub, side)
         return (sub0, ids[on0], k0, offset), (sub1, ids[on1], kk - k0, offset + k0)
 
     level = [(graph, np.arange(graph.n, dtype=np.int64), int(k), 0)]
     with _LevelPool(threads) as pool:
         while level:
             level = [task for task in level if not final(task)]
-            halves = pool.map(split, level, sum(task[0].n + task[0].adjncy.size for task in level))
+            halves = pool.map(split, level, lambda: sum(task[0].n + task[0].adjncy.size for task in level))
             level = [half for pair in halves for half in pair]
     return part
 
@@ -214,9 +222,9 @@ class _LevelPool:
         self.threads, self.pool = threads, None
 
     def map(self, function, tasks, work):
-        """``function`` over ``tasks``, on the threads when there are several tasks and ``work`` is big
+        """``function`` over ``tasks``, on the threads when there are several tasks and ``work()`` is big
         enough; a lone sub-problem stays on this thread, where its kernels may use every thread."""
-        if self.threads <= 1 or len(tasks) <= 1 or work < PARALLEL_LEVEL_WORK:
+        if self.threads <= 1 or len(tasks) <= 1 or work() < PARALLEL_LEVEL_WORK:
             return map(function, tasks)
         if self.pool is None:
             self.pool = ThreadPoolExecutor(self.threads, initializer=single_threaded)
