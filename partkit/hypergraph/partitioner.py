@@ -16,8 +16,8 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
 2. **Initial partitioning** (``kernels/initial.py``): recursive bisection of
    the coarsest hypergraph, by the graph engine's driver
    (:func:`partkit.multilevel.recursive.recursive_bisection`: ``k`` split
-   into ``k // 2`` and the rest, one seed per sub-problem). Every bisection is itself multilevel: coarsen
-   to ``2 * bisection_limit`` vertices, take the best of ``tries`` greedy
+   into ``k // 2`` and the rest, one seed per sub-problem). Every
+   bisection is itself multilevel: coarsen to ``2 * bisection_limit`` vertices, take the best of ``tries`` greedy
    hypergraph growings each refined by 2-way FM on the cut-net gain (passes
    end by KaHyPar's adaptive random-walk stopping rule), then
    2-way FM on every level back up. The coarse levels of a bisection drop
@@ -197,6 +197,7 @@ class _Level(NamedTuple):
         return self.vwgt.size
 
     def total_vertex_weight(self):
+        """Shape ``(1,)``, as :meth:`partkit.Graph.total_vertex_weight` (for the recursive bisection)."""
         return np.array([self.vwgt.sum()], dtype=np.int64)
 
     def arrays(self):

@@ -362,8 +362,8 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit,
 
 @njit(cache=True)
 def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, rounds, seeds,
-                 stop, alpha,
-                 min_share, large_net, slack, interior, first_factor, last_factor, rebalance_rounds, seed):
+                 stop, alpha, min_share, large_net, slack, interior, first_factor, last_factor, rebalance_rounds,
+                 seed):
     """Rounds of localized k-way FM (Mt-KaHyPar's): many small searches that together cover the boundary.
 
     In a round, boundary vertices are taken in random order, ``seeds``
@@ -453,8 +453,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
 
 @njit(cache=True)
 def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, rounds, slack,
-                      interior,
-                      factor, rebalance_rounds, seed):
+                      interior, factor, rebalance_rounds, seed):
     """Rounds over the boundary vertices in random order, each taking its best positive move.
 
     Gains are read from the gain cache (:func:`gain_cache`), kept exact by
