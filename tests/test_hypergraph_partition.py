@@ -203,7 +203,7 @@ def test_refinement_fills_an_empty_part_and_never_empties_one():
 
 def test_gain_cache_stays_exact_under_moves():
     from partkit.hypergraph.kernels.coarsening import transpose
-    from partkit.hypergraph.kernels.refinement import _move_cached, gain_cache, pin_counts
+    from partkit.multilevel.kernels.refinement_km1 import gain_cache, move_cached, pin_counts
 
     h = Hypergraph.from_matrix(_random_rows(200, 4, seed=3))
     vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
@@ -217,8 +217,8 @@ def test_gain_cache_stays_exact_under_moves():
     for i in range(300):
         u, t = int(rng.integers(h.n)), int(rng.integers(k))
         if t != part[u]:
-            _move_cached(u, t, h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, benefit,
-                         conn, 1000, stamp, i, touched)
+            move_cached(u, t, h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, benefit,
+                        conn, 1000, stamp, i, touched)
     fresh = gain_cache(h.net_ptr, h.pins, h.net_cost, part, pin_counts(h.net_ptr, h.pins, part, k)[0], k)
     assert np.array_equal(benefit, fresh[0]) and np.array_equal(conn, fresh[1])
 
@@ -228,8 +228,9 @@ def test_rekeying_by_three_parts_matches_rating_every_part(slack):
     # after a move from a to b, a vertex whose best move went to a third part c can only now prefer a
     # or b: rating c, a and b gives what rating all parts does, weights, bounds and penalties included
     from partkit.hypergraph.kernels.coarsening import transpose
-    from partkit.hypergraph.kernels.refinement import (_cached_move, _move_cached, _recheck_move, gain_cache, pin_counts,
-                                                       shed_table)
+    from partkit.hypergraph.kernels.refinement import _recheck_move
+    from partkit.multilevel.kernels.refinement_km1 import (best_cached_move, gain_cache, move_cached, pin_counts,
+                                                           shed_table)
 
     h = Hypergraph.from_matrix(_random_rows(200, 4, seed=4), vertex_weights="unit")
     vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
@@ -244,15 +245,16 @@ def test_rekeying_by_three_parts_matches_rating_every_part(slack):
     stamp, touched = np.full(h.n, -1), np.empty(h.n, dtype=np.int64)
     checked = switched = 0
     for i in range(60):
-        was = [_cached_move(v, benefit, conn, h.vwgt, part, pw, maxw, False, slack, shed, 0.5)[1] for v in range(h.n)]
+        was = [best_cached_move(v, benefit, conn, h.vwgt, part, pw, maxw, False, slack, shed, 0.5)[1]
+               for v in range(h.n)]
         u = int(rng.integers(h.n))
         a, b = int(part[u]), int((part[u] + rng.integers(1, k)) % k)
-        _move_cached(u, b, h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, benefit, conn,
-                     1000, stamp, i, touched)
+        move_cached(u, b, h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, benefit, conn,
+                    1000, stamp, i, touched)
         for v in range(h.n):
             if v == u or was[v] < 0 or was[v] in (a, b):
                 continue
-            every = _cached_move(v, benefit, conn, h.vwgt, part, pw, maxw, False, slack, shed, 0.5)
+            every = best_cached_move(v, benefit, conn, h.vwgt, part, pw, maxw, False, slack, shed, 0.5)
             assert _recheck_move(v, was[v], a, b, benefit, conn, h.vwgt, part, pw, maxw, slack, shed, 0.5) == every
             checked += 1
             switched += every[1] != was[v]
@@ -330,7 +332,8 @@ def test_localized_fm_reports_its_gain_and_keeps_the_bound():
     # every call's reported reduction is the true λ-1 reduction: the searches' roll-backs keep the gain
     # cache exact (a stale cache misreports gains and makes later searches move on wrong ones)
     from partkit.hypergraph.kernels.coarsening import transpose
-    from partkit.hypergraph.kernels.refinement import connectivity_cost, gain_cache, localized_fm, pin_counts
+    from partkit.hypergraph.kernels.refinement import localized_fm
+    from partkit.multilevel.kernels.refinement_km1 import connectivity_cost, gain_cache, pin_counts
 
     h = Hypergraph.from_matrix(_random_rows(600, 4, seed=5), vertex_weights="unit")
     vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
@@ -361,13 +364,14 @@ def test_every_refinement_kernel_keeps_the_levels_gain_cache_exact(kernel):
     the filling of empty parts move too."""
     from partkit.hypergraph.kernels import refinement
     from partkit.hypergraph.kernels.coarsening import transpose
-    from partkit.hypergraph.kernels.refinement import gain_cache, pin_counts
+    from partkit.hypergraph.refinement import label_propagation
+    from partkit.multilevel.kernels.refinement_km1 import gain_cache, pin_counts
 
     h = Hypergraph.from_matrix(_random_rows(800, 4, seed=3), vertex_weights="unit")
     vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
     k = 6
     maxw = np.full(k, int(1.03 * h.n / k), dtype=np.int64)
-    arguments = {"rebalance": (10,), "label_propagation": (5, 0.3, 0.7, 0.2, 10, 1),
+    arguments = {"rebalance": (10,), "label_propagation": (5, 0.3, 0.7, 0.2, 10, 0, 1),
                  "localized_fm": (3, 5, 100, 4.0, 0.0, 1000, 0.3, 0.7, 0.2, 1.0, 10, 1), "fm": (350, 1000),
                  "fill_empty_parts": ()}[kernel]
     part = np.random.default_rng(3).integers(0, k - 1, h.n)
@@ -376,8 +380,8 @@ def test_every_refinement_kernel_keeps_the_levels_gain_cache_exact(kernel):
     pw = np.bincount(part, minlength=k).astype(np.int64)
     benefit, conn = gain_cache(h.net_ptr, h.pins, h.net_cost, part, pc, k)
     before = part.copy()
-    getattr(refinement, kernel)(h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw,
-                                benefit, conn, *arguments)
+    run = label_propagation if kernel == "label_propagation" else getattr(refinement, kernel)
+    run(h.net_ptr, h.pins, vptr, vnets, h.net_cost, h.vwgt, part, pc, lam, pw, maxw, benefit, conn, *arguments)
     assert not np.array_equal(part, before)
     fresh_pc, fresh_lam = pin_counts(h.net_ptr, h.pins, part, k)
     assert np.array_equal(pc, fresh_pc) and np.array_equal(lam, fresh_lam)
@@ -391,7 +395,7 @@ def test_shed_table_prices_each_parts_interior_vertices_by_their_removal_cost_pe
     part 0: 2 per 2 units, class 2 of price 1), vertex 2 (one of its two nets leaves part 0 with it:
     not interior) and vertex 5 (weight 0: never counted); part 1 holds vertices 3 and 4, joined by
     three nets (3 per unit: class 5 of price 3.375; vertex 3's fourth net, to part 0, is cut)."""
-    from partkit.hypergraph.kernels.refinement import SHED_CLASSES, gain_cache, pin_counts, shed_table
+    from partkit.multilevel.kernels.refinement_km1 import SHED_CLASSES, gain_cache, pin_counts, shed_table
 
     net_ptr = np.array([0, 2, 4, 6, 8, 10, 12])
     pins = np.array([1, 2, 1, 5, 2, 3, 3, 4, 3, 4, 3, 4])
@@ -406,7 +410,7 @@ def test_shed_table_prices_each_parts_interior_vertices_by_their_removal_cost_pe
     assert table[1, 4] == 0 and table[1, 5] == 2 and table[1, -1] == 2
 
 
-@pytest.mark.parametrize("kernel", ["localized_fm", "label_propagation"])
+@pytest.mark.parametrize("kernel", ["localized_fm", "label_propagation", "label_propagation_in_batches"])
 @pytest.mark.parametrize("factor, rebalance_rounds", [(0.0, 10), (1.0, 10), (0.0, 0)])
 def test_unconstrained_refinement_ends_within_the_bound_and_never_raises_lambda(kernel, factor, rebalance_rounds):
     """With slack, localized FM and label propagation may overfill parts within a round; the
@@ -415,8 +419,9 @@ def test_unconstrained_refinement_ends_within_the_bound_and_never_raises_lambda(
     true reduction (the pin counts and weights exact). With no rebalancing rounds every round that
     overfilled a part must be undone: the case that fails when an undo is missing."""
     from partkit.hypergraph.kernels.coarsening import transpose
-    from partkit.hypergraph.kernels.refinement import (connectivity_cost, gain_cache, label_propagation,
-                                                       localized_fm, pin_counts)
+    from partkit.hypergraph.kernels.refinement import localized_fm
+    from partkit.hypergraph.refinement import label_propagation
+    from partkit.multilevel.kernels.refinement_km1 import connectivity_cost, gain_cache, pin_counts
 
     h = Hypergraph.from_graph(delaunay(1000, seed=1))
     vptr, vnets = transpose(h.n, h.net_ptr, h.pins)
@@ -432,7 +437,8 @@ def test_unconstrained_refinement_ends_within_the_bound_and_never_raises_lambda(
         if kernel == "localized_fm":
             gain = localized_fm(*state, 3, 5, 100, 0.0, 0.0, 1000, 0.3, 0.7, factor, factor, rebalance_rounds, seed)
         else:
-            gain = label_propagation(*state, 5, 0.3, 0.7, factor, rebalance_rounds, seed)
+            batches = 8 if kernel == "label_propagation_in_batches" else 0
+            gain = label_propagation(*state, 5, 0.3, 0.7, factor, rebalance_rounds, batches, seed)
         fresh_pc, fresh_lam = pin_counts(h.net_ptr, h.pins, part, k)
         assert np.array_equal(pc, fresh_pc) and np.array_equal(lam, fresh_lam)
         assert before - connectivity_cost(h.net_cost, lam) == gain >= 0

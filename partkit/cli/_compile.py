@@ -37,7 +37,7 @@ FAMILIES = {
               ("partkit.ordering.kernels.symbolic", "column_counts")),
     "hypergraph": (("partkit.hypergraph.kernels.coarsening", "contract"),
                    ("partkit.hypergraph.kernels.initial", "grow_and_refine"),
-                   ("partkit.hypergraph.kernels.refinement", "fm")),
+                   ("partkit.hypergraph.kernels.refinement", "fm"), (_LP, "_km1_sweeps")),
     "distributed": (READERS[None] + (("partkit.distributed.kernels.clustering", "choose_clusters"),
                                      ("partkit.distributed.kernels.refinement", "choose_moves"),
                                      _FM)),  # its own reader, its stages, the serial engine's bisections

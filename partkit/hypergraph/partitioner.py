@@ -57,12 +57,12 @@ from partkit.errors import InfeasibleBalanceWarning, InputError
 from partkit.hypergraph.kernels.coarsening import cluster, contract, transpose
 from partkit.hypergraph.kernels.communities import DEGREE, NON_UNIFORM, UNIFORM, louvain, star_expansion
 from partkit.hypergraph.kernels.initial import fm_refine, grow_and_refine
-from partkit.hypergraph.kernels.refinement import (connectivity_cost, fill_empty_parts, fm, gain_cache,
-                                                   label_propagation, localized_fm, part_weights, pin_counts,
-                                                   rebalance)
+from partkit.hypergraph.kernels.refinement import fill_empty_parts, fm, localized_fm, part_weights, rebalance
 from partkit.hypergraph.model import Hypergraph
+from partkit.hypergraph.refinement import label_propagation
 from partkit._random import KeyStream
 from partkit.metrics import max_part_weights
+from partkit.multilevel.kernels.refinement_km1 import connectivity_cost, gain_cache, pin_counts
 from partkit.multilevel.recursive import bisection_bounds, recursive_bisection
 
 
@@ -107,8 +107,11 @@ class Context:
         (32), the 2-way FM's ``fm2_stop`` shrinks in proportion, to a
         quarter at least: the coarse levels of a power-law matrix's
         bisections hold a few hundred vertices on hundreds of nets each.
-    lp_rounds : int
-        Label-propagation rounds per level (5).
+    lp_rounds, lp_batches : int
+        Label-propagation rounds per level (5), and batches a round (0: one
+        vertex a batch, each rated after the moves before it; a batch of
+        several is rated at once, in parallel with threads: see
+        :mod:`partkit.multilevel.kernels.label_propagation`).
     lp_slack, lp_penalty : float
         With ``lp_slack`` > 0 label propagation is *unconstrained*, as
         Mt-KaHyPar default's: its moves may fill a part to ``1 + lp_slack``
@@ -162,6 +165,7 @@ class Context:
     fm2_passes: int = 10
     fm2_nets_per_vertex: int = 32
     lp_rounds: int = 5
+    lp_batches: int = 0
     lp_slack: float = 0.3
     lp_penalty: float = 0.2
     local_rounds: int = 10
@@ -316,7 +320,7 @@ def _refine(level: _Level, part, maxw, ctx: Context, keys) -> bool:
     state = (part, pc, lam, pw, maxw, *gain_cache(level.net_ptr, level.pins, level.nwgt, part, pc, k))
     rebalance(*arrays, *state, ctx.rebalance_rounds)
     label_propagation(*arrays, *state, ctx.lp_rounds, ctx.lp_slack, ctx.local_interior, ctx.lp_penalty,
-                      ctx.rebalance_rounds, keys.next())
+                      ctx.rebalance_rounds, ctx.lp_batches, keys.next())
     localized_fm(*arrays, *state, ctx.local_rounds, ctx.local_seeds, ctx.local_stop, ctx.local_alpha,
                  ctx.local_min_share, ctx.large_net, ctx.local_slack, ctx.local_interior, ctx.local_penalty,
                  ctx.local_penalty_last, ctx.rebalance_rounds, keys.next())

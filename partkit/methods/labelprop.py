@@ -79,9 +79,10 @@ def propagate(graph, k, bound, key, rounds, balance_sweeps, cut_sweeps):
     labels = initial_regions(graph, k, bound[0, 0], derive(key, "regions"))
     sizes = part_weights(graph.vwgt, labels, k)
     ctx = RefinementContext()
-    arrays = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt, labels, sizes, bound)
+    structure = (graph.xadj, graph.adjncy, graph.adjwgt, graph.vwgt)
+    arrays = (*structure, labels, sizes, bound)
     for r in range(rounds):
-        label_propagation(BALANCE, *arrays, labels[:0], CUT.code, CUT.data,
+        label_propagation(BALANCE, structure, labels, sizes, bound, labels[:0], CUT.code, CUT.data,
                           permutation(graph.n, derive(key, "balance", r)), balance_sweeps, ctx.lp_batches)
         if (sizes > bound).any():  # the grown regions' left-overs
             rebalance(graph, labels, sizes, bound, ctx.balance_rounds, True)

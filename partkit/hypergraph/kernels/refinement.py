@@ -1,17 +1,13 @@
-"""Kernels of k-way refinement on the connectivity-1 (λ-1) objective.
+"""Kernels of k-way refinement of hypergraph partitions on the λ-1 objective: FM, localized FM and the
+rebalancer.
 
-State: ``pc[e, t]`` pins of net ``e`` in part ``t`` (int32, ``m x k``),
-``lam[e]`` the parts net ``e`` spans, ``pw[t]`` part weights. The λ-1 gain
-of moving ``u`` from part ``p`` to part ``t`` is
-
-    sum of w(e) over nets of u with pc[e, p] == 1   (e leaves p)
-  - sum of w(e) over nets of u with pc[e, t] == 0   (e enters t),
-
-read in O(k) from Mt-KaHyPar's gain cache (:func:`gain_cache`), which
-moves keep exact by delta updates on the nets whose pin counts cross 0/1
-or 1/2. The caller builds one cache a level and passes ``benefit, conn``
-to every kernel after ``maxw``; each keeps it exact, roll-backs included.
-No move empties a part.
+Their gains are the engine's λ-1 gain type
+(:mod:`partkit.multilevel.kernels.refinement_km1`: pin counts ``pc``,
+spans ``lam``, part weights ``pw`` and the gain cache ``benefit, conn``);
+label propagation is the engine's too
+(:func:`partkit.hypergraph.refinement.label_propagation`). The caller
+builds one cache a level and passes ``benefit, conn`` to every kernel after
+``maxw``; each keeps it exact, roll-backs included. No move empties a part.
 """
 
 import numpy as np
@@ -19,32 +15,9 @@ import numpy as np
 from partkit._jit import njit
 from partkit._random import fill_permutation, subkey
 from partkit._heap import heap_clear, heap_pop, heap_push, heap_remove, heap_set, new_heap
+from partkit.multilevel.kernels.refinement_km1 import (best_cached_move, connectivity_cost, gain_cache, move_cached,
+                                                       no_shed, on_boundary, pin_counts, shed_table)
 from partkit.multilevel.kernels.stop_rule import adaptive_stop
-
-
-@njit(cache=True)
-def pin_counts(net_ptr, pins, part, k):
-    """``pc`` (m x k, int32) and ``lam`` (m,) of a partition."""
-    m = net_ptr.size - 1
-    pc = np.zeros((m, k), dtype=np.int32)
-    lam = np.zeros(m, dtype=np.int64)
-    for e in range(m):
-        for q in range(net_ptr[e], net_ptr[e + 1]):
-            t = part[pins[q]]
-            if pc[e, t] == 0:
-                lam[e] += 1
-            pc[e, t] += 1
-    return pc, lam
-
-
-@njit(cache=True)
-def connectivity_cost(nwgt, lam):
-    """``sum_e w(e) * (lam[e] - 1)`` over non-empty nets."""
-    total = 0
-    for e in range(nwgt.size):
-        if lam[e] > 1:
-            total += nwgt[e] * (lam[e] - 1)
-    return total
 
 
 @njit(cache=True)
@@ -57,135 +30,14 @@ def part_weights(vwgt, part, k):
 
 
 @njit(cache=True)
-def _boundary(u, vptr, vnets, lam):
-    for j in range(vptr[u], vptr[u + 1]):
-        if lam[vnets[j]] > 1:
-            return True
-    return False
-
-
-@njit(cache=True)
-def gain_cache(net_ptr, pins, nwgt, part, pc, k):
-    """Mt-KaHyPar's λ-1 gain cache of a partition: ``(benefit, conn)``.
-
-    ``benefit[v]`` sums ``w(e)`` over the nets of ``v`` where ``v`` is the
-    last pin in its part; ``conn[v, t]`` sums ``w(e)`` over the nets of
-    ``v`` with a pin in part ``t`` (``conn[v, part[v]]`` is the weighted
-    degree of ``v``). The gain of moving ``v`` from ``p`` to ``t`` is
-    ``benefit[v] - conn[v, p] + conn[v, t]``.
-    """
-    n = part.size
-    benefit = np.zeros(n, dtype=np.int64)
-    conn = np.zeros((n, k), dtype=np.int64)
-    for e in range(net_ptr.size - 1):
-        w = nwgt[e]
-        for q in range(net_ptr[e], net_ptr[e + 1]):
-            v = pins[q]
-            if pc[e, part[v]] == 1:
-                benefit[v] += w
-            for t in range(k):
-                if pc[e, t] > 0:
-                    conn[v, t] += w
-    return benefit, conn
-
-
-#: price classes of :func:`shed_table`: class 0 costs nothing, class 1 at most 0.5 per unit of weight,
-#: class b >= 2 at most 1.5 ** (b - 2) (Mt-KaHyPar's buckets; the last class takes every dearer vertex)
-SHED_CLASSES = 16
-
-
-@njit(cache=True)
-def _no_shed():
-    """The shed table that moves within the bound pass (never read)."""
-    return np.zeros((1, SHED_CLASSES), dtype=np.int64)
-
-
-@njit(cache=True)
-def _price(b):
-    """λ-1 per unit of weight that price class ``b`` of :func:`shed_table` stands for."""
-    if b == 0:
-        return 0.0
-    if b == 1:
-        return 0.5
-    return 1.5 ** (b - 2)
-
-
-@njit(cache=True)
-def shed_table(vwgt, part, benefit, conn, k, interior):
-    """What each part could shed, by price: ``table[t, b]`` is the weight of the vertices of ``t`` whose
-    removal costs at most :func:`_price` ``(b)`` of λ-1 per unit of weight (cumulative in ``b``).
-
-    Only vertices with at least ``interior`` of their nets' weight on nets that keep another pin in
-    their part count (Mt-KaHyPar's candidates for rebalancing, 0.7 there): the cost of removing such a
-    vertex hardly depends on where it goes. Vertices without nets cost nothing.
-    """
-    table = np.zeros((k, SHED_CLASSES), dtype=np.int64)
-    for v in range(vwgt.size):
-        w = vwgt[v]
-        p = part[v]
-        inside = conn[v, p] - benefit[v]  # weight of v's nets that keep a pin in p without v
-        if w == 0 or inside < interior * conn[v, p]:
-            continue
-        per_weight = inside / w
-        b = 0
-        if per_weight > 0.5:
-            b = 2
-            while b < SHED_CLASSES - 1 and _price(b) < per_weight:
-                b += 1
-        elif per_weight > 0:
-            b = 1
-        table[p, b] += w
-    for b in range(1, SHED_CLASSES):
-        table[:, b] += table[:, b - 1]
-    return table
-
-
-@njit(cache=True)
-def _cached_move(v, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, factor, first=0, last=-1):
-    """Best λ-1 move of ``v`` to a part with room that shares a net with it (any part with room when
-    ``any_part``: rebalancing), from the gain cache: ``(gain, part)``, part -1 if none (also when ``v``
-    is all its part weighs: a move never empties a part); ties go to the lighter part. Only parts
-    ``first .. last - 1`` are rated (default: all).
-
-    With ``slack`` > 0 a part has room up to ``(1 + slack)`` times its bound (Mt-KaHyPar's
-    unconstrained FM), and a move's gain loses what shedding the weight it puts above the bound will
-    cost: ``factor`` times that weight times the price at which the part's :func:`shed_table` row
-    ``shed`` reaches the part's whole excess; a part that cannot shed so much has no room.
-    """
-    p = part[v]
-    if pw[p] == vwgt[v]:
-        return 0, -1
-    base = benefit[v] - conn[v, p]
-    best_gain = 0
-    best = -1
-    for t in range(first, pw.size if last < 0 else last):
-        if t == p or not (any_part or conn[v, t] > 0):
-            continue
-        above = pw[t] + vwgt[v] - maxw[t]  # the weight the move leaves above t's bound (if positive)
-        if above > 0 and (slack == 0 or above > slack * maxw[t]):
-            continue
-        g = base + conn[v, t]
-        if above > 0:
-            b = 0
-            while b < SHED_CLASSES and shed[t, b] < above:
-                b += 1
-            if b == SHED_CLASSES:
-                continue
-            g -= np.int64(np.ceil(factor * _price(b) * (above - max(pw[t] - maxw[t], 0))))
-        if best < 0 or g > best_gain or (g == best_gain and pw[t] < pw[best]):
-            best_gain, best = g, t
-    return best_gain, best
-
-
-@njit(cache=True)
 def _recheck_move(v, was, a, b, benefit, conn, vwgt, part, pw, maxw, slack, shed, factor):
-    """:func:`_cached_move` of ``v`` rating only parts ``was``, ``a`` and ``b`` (Mt-KaHyPar's
+    """:func:`best_cached_move` of ``v`` rating only parts ``was``, ``a`` and ``b`` (Mt-KaHyPar's
     ``bestOfThree``): after a move from ``a`` to ``b``, when ``v``'s best move went to ``was``, only
     these can be best (exactly so when nothing else changed since ``was`` was read); ties go to the
     lighter part, then the lower."""
-    best_gain, best = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor, was, was + 1)
+    best_gain, best = best_cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor, was, was + 1)
     for t in (a, b):
-        g, u = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor, t, t + 1)
+        g, u = best_cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor, t, t + 1)
         if u >= 0 and (best < 0 or g > best_gain or (g == best_gain and (pw[u], u) < (pw[best], best))):
             best_gain, best = g, u
     return best_gain, best
@@ -197,67 +49,11 @@ def _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, any_p
     it has none (dropped) or its gain fell below its key (pushed back with the gain read)."""
     key = keys[0]
     u = heap_pop(items, keys, pos, size)
-    g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, factor)
+    g, t = best_cached_move(u, benefit, conn, vwgt, part, pw, maxw, any_part, slack, shed, factor)
     if t >= 0 and g < key:
         heap_push(items, keys, pos, size, u, g)
         t = -1
     return u, g, t
-
-
-@njit(cache=True)
-def _touch(v, stamp, visit, touched, nt):
-    if stamp[v] != visit:
-        stamp[v] = visit
-        touched[nt] = v
-        nt += 1
-    return nt
-
-
-@njit(cache=True)
-def _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, large_net,
-                 stamp, visit, touched):
-    """Move ``u`` to ``t``, updating pin counts, connectivities, part weights and, by the delta rules,
-    the gain cache.
-
-    Only pin counts crossing 0/1 or 1/2 change cache entries; the pins of
-    such nets with at most ``large_net`` pins are listed in ``touched`` to
-    be re-keyed (their keys also catch up with the part weights, which
-    keeps λ-1 as with full recomputation); their number is returned. Cost: the pins of the nets
-    whose counts crossed, not every pin of ``u``'s nets.
-    """
-    p = part[u]
-    part[u] = t
-    pw[p] -= vwgt[u]
-    pw[t] += vwgt[u]
-    nt = 0
-    own = 0
-    for j in range(vptr[u], vptr[u + 1]):
-        e = vnets[j]
-        w = nwgt[e]
-        eager = net_ptr[e + 1] - net_ptr[e] <= large_net
-        pc[e, p] -= 1
-        pc[e, t] += 1
-        if pc[e, p] == 0:
-            lam[e] -= 1
-        if pc[e, t] == 1:
-            lam[e] += 1
-            own += w
-        if pc[e, p] > 1 and pc[e, t] > 2:
-            continue
-        for q in range(net_ptr[e], net_ptr[e + 1]):
-            v = pins[q]
-            if pc[e, p] == 0:
-                conn[v, p] -= w
-            elif pc[e, p] == 1 and part[v] == p:
-                benefit[v] += w
-            if pc[e, t] == 1:
-                conn[v, t] += w
-            elif pc[e, t] == 2 and part[v] == t and v != u:
-                benefit[v] -= w
-            if eager and v != u:
-                nt = _touch(v, stamp, visit, touched, nt)
-    benefit[u] = own
-    return nt
 
 
 @njit(cache=True)
@@ -301,8 +97,8 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
             target[u] = -1
             continue
         p = part[u]
-        nt = _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn,
-                          large_net, stamp, visit + nm, touched)
+        nt = move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn,
+                         large_net, stamp, visit + nm, touched)
         locked[u] = True
         moved_v[nm] = u
         moved_from[nm] = p
@@ -322,7 +118,7 @@ def _search(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, ben
             if pos[v] >= 0 and was >= 0 and was != p and was != t:
                 g2, t2 = _recheck_move(v, was, p, t, benefit, conn, vwgt, part, pw, maxw, slack, shed, factor)
             else:
-                g2, t2 = _cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor)
+                g2, t2 = best_cached_move(v, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor)
             target[v] = t2
             if t2 >= 0:
                 heap_set(items, keys, pos, size, v, g2)
@@ -344,10 +140,10 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit,
     """
     n = vwgt.size
     heap, locked, stamp, touched, moved_v, moved_from, target = _search_buffers(n)
-    none = _no_shed()
+    none = no_shed()
     for u in range(n):
-        if _boundary(u, vptr, vnets, lam):
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, none, 0.0)
+        if on_boundary(u, vptr, vnets, lam):
+            g, t = best_cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, 0.0, none, 0.0)
             if t >= 0:
                 heap_push(heap[0], heap[1], heap[2], heap[3], u, g)
                 target[u] = t
@@ -355,8 +151,8 @@ def fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit,
                                 heap, locked, stamp, 0, touched, moved_v, moved_from, target, stop, large_net, 0.0,
                                 0.0, none, 0.0)
     for i in range(nm - 1, best_nm - 1, -1):
-        _move_cached(moved_v[i], moved_from[i], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit,
-                     conn, -1, stamp, 0, stamp[:0])
+        move_cached(moved_v[i], moved_from[i], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit,
+                    conn, -1, stamp, 0, stamp[:0])
     return best
 
 
@@ -393,7 +189,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
     items, keys, pos, size = heap
     order = np.empty(n, dtype=np.int64)
     saved = np.empty(n if slack > 0 else 0, dtype=part.dtype)
-    shed = _no_shed()
+    shed = no_shed()
     excess = 0
     visit = 0
     total = 0
@@ -405,7 +201,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
         locked[:] = False
         factor = first_factor + (last_factor - first_factor) * r / max(rounds - 1, 1)
         if loose > 0:
-            shed, excess = _open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved)
+            shed, excess = open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved)
         gained = 0
         kept = 0
         i = 0
@@ -414,9 +210,9 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
             while i < n and taken < seeds:
                 u = order[i]
                 i += 1
-                if locked[u] or not _boundary(u, vptr, vnets, lam):
+                if locked[u] or not on_boundary(u, vptr, vnets, lam):
                     continue
-                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, loose, shed, factor)
+                g, t = best_cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, loose, shed, factor)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
                     target[u] = t
@@ -429,16 +225,16 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
             visit += nm
             kept += best_nm
             for j in range(nm - 1, best_nm - 1, -1):
-                _move_cached(moved_v[j], moved_from[j], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
-                             benefit, conn, -1, stamp, 0, stamp[:0])
+                move_cached(moved_v[j], moved_from[j], net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
+                            benefit, conn, -1, stamp, 0, stamp[:0])
             heap_clear(items, keys, pos, size)
             gained += best
         if loose > 0:
-            gained, grew = _close_loose_round(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw,
-                                              benefit, conn, heap, stamp, rebalance_rounds, current, excess)
+            gained, grew = close_loose_round(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw,
+                                             benefit, conn, heap, stamp, rebalance_rounds, current, excess)
             if gained <= 0 or grew:
                 if kept > 0:
-                    _restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn)
+                    restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn)
                 if not grew:
                     break  # moves past the bound found nothing: neither would moves within it
                 loose = 0.0
@@ -452,60 +248,7 @@ def localized_fm(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw
 
 
 @njit(cache=True)
-def label_propagation(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, rounds, slack,
-                      interior, factor, rebalance_rounds, seed):
-    """Rounds over the boundary vertices in random order, each taking its best positive move.
-
-    Gains are read from the gain cache (:func:`gain_cache`), kept exact by
-    the moves. Returns the total λ-1 reduction.
-
-    With ``slack`` > 0 the rounds are *unconstrained* (Mt-KaHyPar's): moves
-    may fill a part past its bound as in :func:`localized_fm` (the shed
-    table of the vertices with at least ``interior`` of their nets' weight
-    inside their part, the penalty ``factor``), and the rebalancer
-    (``rebalance_rounds``) restores the bound after each round; a round that
-    then did not lower λ-1, or left more weight above the bounds than it
-    found, is undone and ends the rounds.
-    """
-    n = vwgt.size
-    stamp = np.full(n, -1, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    shed = _no_shed()
-    saved = np.empty(n if slack > 0 else 0, dtype=part.dtype)
-    heap = new_heap(n if slack > 0 else 0)
-    current = connectivity_cost(nwgt, lam)
-    excess = 0
-    total = 0
-    for r in range(rounds):
-        if slack > 0:
-            shed, excess = _open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved)
-        moved = 0
-        gained = 0
-        fill_permutation(order, subkey(seed, r))
-        for u in order:
-            if not _boundary(u, vptr, vnets, lam):
-                continue
-            g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, False, slack, shed, factor)
-            if t >= 0 and g > 0:
-                _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
-                             stamp, 0, stamp[:0])
-                gained += g
-                moved += 1
-        if moved == 0:
-            break
-        if slack > 0:
-            gained, grew = _close_loose_round(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw,
-                                              benefit, conn, heap, stamp, rebalance_rounds, current, excess)
-            if gained <= 0 or grew:
-                _restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn)
-                break
-            current -= gained
-        total += gained
-    return total
-
-
-@njit(cache=True)
-def _open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved):
+def open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved):
     """Start a round whose moves may overfill parts: keep the partition in ``saved`` and return the
     round's shed table (:func:`shed_table`) and the weight already above the bounds."""
     saved[:] = part
@@ -513,17 +256,17 @@ def _open_loose_round(vwgt, part, pw, maxw, benefit, conn, interior, saved):
 
 
 @njit(cache=True)
-def _close_loose_round(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, stamp,
-                       rebalance_rounds, current, excess):
+def close_loose_round(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, stamp,
+                      rebalance_rounds, current, excess):
     """End such a round: rebalance, then ``(λ-1 gained since current, more weight above the bounds than
-    excess)``; the caller undoes the round with :func:`_restore` when it did not pay."""
+    excess)``; the caller undoes the round with :func:`restore` when it did not pay."""
     _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, maxw, benefit, conn, heap, stamp,
                       rebalance_rounds)
     return current - connectivity_cost(nwgt, lam), _excess(pw, maxw) > excess
 
 
 @njit(cache=True)
-def _restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn):
+def restore(saved, net_ptr, pins, nwgt, vwgt, part, pc, lam, pw, benefit, conn):
     """Put the partition back to ``saved``, with its pin counts, part weights and gain cache."""
     part[:] = saved
     counts, spans = pin_counts(net_ptr, pins, part, pw.size)
@@ -559,21 +302,21 @@ def _rebalance_cached(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw,
                       rounds):
     """:func:`rebalance` with the gain cache ``(benefit, conn)`` given (and kept exact) and an empty ``heap``."""
     items, keys, pos, size = heap
-    none = _no_shed()
+    none = no_shed()
     for _ in range(rounds):
         if _excess(pw, maxw) == 0:
             return True
         for u in range(vwgt.size):
             if pw[part[u]] > maxw[part[u]] and vwgt[u] > 0:
-                g, t = _cached_move(u, benefit, conn, vwgt, part, pw, maxw, True, 0.0, none, 0.0)
+                g, t = best_cached_move(u, benefit, conn, vwgt, part, pw, maxw, True, 0.0, none, 0.0)
                 if t >= 0:
                     heap_push(items, keys, pos, size, u, g)
         while size[0] > 0:
             u, g, t = _pop_move(items, keys, pos, size, benefit, conn, vwgt, part, pw, maxw, True, 0.0, none, 0.0)
             if t < 0 or pw[part[u]] <= maxw[part[u]]:
                 continue
-            _move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
-                         stamp, 0, stamp[:0])
+            move_cached(u, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
+                        stamp, 0, stamp[:0])
     return _excess(pw, maxw) == 0
 
 
@@ -607,6 +350,6 @@ def fill_empty_parts(net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, 
             continue
         count[part[best]] -= 1
         count[t] += 1
-        _move_cached(best, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
-                     stamp, 0, stamp[:0])
+        move_cached(best, t, net_ptr, pins, vptr, vnets, nwgt, vwgt, part, pc, lam, pw, benefit, conn, -1,
+                    stamp, 0, stamp[:0])
     return left

@@ -18,6 +18,18 @@ sweeps and differ only in how a vertex rates the labels of its neighbours:
 * :data:`BALANCE`: labels are the k parts; a vertex joins the adjacent part
   that light parts make most attractive (:func:`attracting_part`), for the
   PuLP-style method :mod:`partkit.methods.labelprop`.
+* :data:`KM1_REFINE`: labels are the k parts of a hypergraph; a vertex on
+  a cut net moves to the part of best positive λ-1 gain, read from the gain
+  cache (:func:`~partkit.multilevel.kernels.refinement_km1.best_cached_move`,
+  which may let a part past its bound: Mt-KaHyPar's unconstrained label
+  propagation), and the move keeps the cache exact
+  (:func:`~partkit.multilevel.kernels.refinement_km1.move_cached`).
+
+The ratings of graphs propagate on the ``structure`` ``(xadj, adjncy,
+adjwgt, vwgt)``; :data:`KM1_REFINE` on ``(net_ptr, pins, vptr, vnets,
+nwgt, vwgt, pc, lam, benefit, conn, shed, slack, factor)``: the
+hypergraph, its pin counts and spans, the gain cache and the arguments of
+``best_cached_move`` that let parts past their bounds.
 
 A sweep visits its vertices in a fixed number of consecutive batches. The
 vertices of a batch are rated in parallel against the labels and weights
@@ -26,7 +38,7 @@ own scratch: the same result for any thread count); the moves are then
 committed one by one in visiting order, each only if its label still has
 room (the ratings of parts rate the vertex again first, so every move is
 rated against the parts as they are).
-Refinement visits the neighbours of the vertices that moved in the
+Graph refinement visits the neighbours of the vertices that moved in the
 previous sweep, the other ratings all vertices in every sweep. The sweeps
 stop when one moves nothing.
 """
@@ -39,6 +51,7 @@ from partkit._lists import append_neighbours
 from partkit._prefetch import MIN_VERTICES, prefetch_adjacency
 from partkit._threads import current_threads, run_calls
 from partkit.multilevel.kernels.objectives import CUT
+from partkit.multilevel.kernels.refinement_km1 import best_cached_move, move_cached, on_boundary
 from partkit.multilevel.kernels.refinement_moves import best_move, connections, fits_in, move_vertex
 
 #: Vertices below which a batch is not split into ranges for the threads (half
@@ -49,8 +62,8 @@ from partkit.multilevel.kernels.refinement_moves import best_move, connections, 
 MIN_BATCH_RANGE = 512
 
 #: Ratings of :func:`label_propagation`: size-constrained clustering, refinement by the objective's gain,
-#: and PuLP's balancing (:func:`attracting_part`).
-CLUSTER, REFINE, BALANCE = 0, 1, 2
+#: PuLP's balancing (:func:`attracting_part`), and refinement of a hypergraph partition by λ-1.
+CLUSTER, REFINE, BALANCE, KM1_REFINE = 0, 1, 2, 3
 
 
 def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, order, group, rounds, batches,
@@ -80,7 +93,7 @@ def parallel_label_propagation_clustering(xadj, adjncy, adjwgt, vwgt, maxcw, ord
     labels = np.arange(n, dtype=np.int64)
     bounds = np.broadcast_to(maxcw, (n, maxcw.size))  # every cluster has the same bound
     restricted = group if n > 0 and (group != group[0]).any() else group[:0]
-    label_propagation(CLUSTER, xadj, adjncy, adjwgt, vwgt, labels, vwgt.copy(), bounds, restricted, CUT, None,
+    label_propagation(CLUSTER, (xadj, adjncy, adjwgt, vwgt), labels, vwgt.copy(), bounds, restricted, CUT, None,
                       order, rounds, batches, nchunks)
     return labels
 
@@ -101,15 +114,16 @@ def parallel_label_propagation_refine(xadj, adjncy, adjwgt, vwgt, part, pw, maxw
     int
         Total reduction of the objective.
     """
-    return label_propagation(REFINE, xadj, adjncy, adjwgt, vwgt, part, pw, maxw, part[:0], objective, data,
+    return label_propagation(REFINE, (xadj, adjncy, adjwgt, vwgt), part, pw, maxw, part[:0], objective, data,
                              candidates, rounds, batches, nchunks)
 
 
-def label_propagation(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, visit,
-                      rounds, batches, nchunks=None):
-    """Run label propagation with ``rating`` (:data:`CLUSTER`, :data:`REFINE` or :data:`BALANCE`) on
-    ``labels`` and their ``weights`` (L, ncon) within ``bounds`` (L, ncon), in place; returns the total gain
-    of the moves under the objective (refinement; 0 for the other ratings).
+def label_propagation(rating, structure, labels, weights, bounds, group, objective, data, visit, rounds, batches,
+                      nchunks=None):
+    """Run label propagation with ``rating`` (:data:`CLUSTER`, :data:`REFINE`, :data:`BALANCE` or
+    :data:`KM1_REFINE`) over ``structure`` (the module docstring says which) on ``labels`` and their
+    ``weights`` (L, ncon; L for :data:`KM1_REFINE`) within ``bounds`` (of the same shape), in place; returns
+    the total gain of the moves under the objective (refinement; 0 for the other ratings).
 
     ``group`` restricts a cluster to one group (empty: no restriction);
     ``objective`` and ``data`` rate refinement's moves. The first sweep
@@ -124,7 +138,7 @@ def label_propagation(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bound
     grain = MIN_BATCH_RANGE if nchunks is None else 1
     if nchunks is None:
         nchunks = current_threads()
-    n = xadj.size - 1
+    n = labels.size
     size = max(n, visit.size, 1)
     current = np.empty(size, dtype=np.int64)
     current[:visit.size] = visit
@@ -136,7 +150,7 @@ def label_propagation(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bound
     touched = np.empty((nchunks, weights.shape[0]), dtype=np.int64)
     state = np.zeros(_STATE_SIZE, dtype=np.int64)
     state[_SIZE] = visit.size
-    args = (xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal)
+    args = (structure, labels, weights, bounds, group, objective, data, current, proposal)
     run_sweeps, run_batch = _KERNELS[rating]
     while run_sweeps(*args, conn[0], touched[0], following, queued, state, rounds, batches, nchunks, grain):
         lo, hi = int(state[_LO]), int(state[_HI])
@@ -152,14 +166,14 @@ _ROUND, _BATCH, _SIZE, _NEXT, _MOVED, _RATED, _LO, _HI, _GAIN, _STATE_SIZE = ran
 
 
 @njit(cache=True, inline="always")
-def sweeps(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
-           conn, touched, following, queued, state, rounds, batches, nchunks, grain):
+def sweeps(rating, structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+           following, queued, state, rounds, batches, nchunks, grain):
     """Run the sweeps of :func:`label_propagation` from ``state``: the vertices of a sweep are
     ``current[:state[_SIZE]]``. Returns True when batch ``state[_LO] .. state[_HI] - 1`` is to be rated in
     parallel (``nchunks > 1`` and at least two ranges of ``grain`` vertices), False when done. Rates the
     other batches itself; ``conn`` (all -1, left so) and ``touched`` are scratch of length L."""
     # borrowed views: no reference counting per call of the rating (partkit._borrow)
-    xadj, adjncy, adjwgt, vwgt, labels = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(labels)
+    structure, labels = borrowed(rating, structure), borrow(labels)
     weights, bounds, data = borrow(weights), borrow(bounds), borrow(data)
     while state[_ROUND] < rounds:
         size = state[_SIZE]
@@ -172,8 +186,8 @@ def sweeps(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, o
                     state[_LO] = lo
                     state[_HI] = hi
                     return True
-                rate_batch(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data,
-                           current, proposal, conn, touched, lo, hi)
+                rate_batch(rating, structure, labels, weights, bounds, group, objective, data, current, proposal,
+                           conn, touched, lo, hi)
             for idx in range(lo, hi):
                 target = proposal[idx]
                 if target < 0:
@@ -181,22 +195,22 @@ def sweeps(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, o
                 v = current[idx]
                 gain = 0
                 if rating != CLUSTER:  # the parts changed since the rating: rate again
-                    target, gain = rate_vertex(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group,
-                                               objective, data, v, conn, touched)
+                    target, gain = rate_vertex(rating, structure, labels, weights, bounds, group, objective, data, v,
+                                               conn, touched)
                     if target < 0:
                         continue
-                elif not fits_in(vwgt, weights, bounds, v, target):
+                elif not fits_in(structure[3], weights, bounds, v, target):
                     continue
-                move_vertex(vwgt, labels, weights, v, target)
+                commit(rating, structure, labels, weights, v, target)
                 state[_MOVED] += 1
                 state[_GAIN] += gain
-                if following.size > 0:
-                    state[_NEXT] = append_neighbours(xadj, adjncy, v, queued, following, state[_NEXT])
+                if rating == REFINE:
+                    state[_NEXT] = append_neighbours(structure[0], structure[1], v, queued, following, state[_NEXT])
             state[_RATED] = 0
             state[_BATCH] += 1
         if state[_MOVED] == 0:
             break
-        if following.size > 0:
+        if rating == REFINE:
             for idx in range(state[_NEXT]):
                 u = following[idx]
                 queued[u] = False
@@ -210,25 +224,35 @@ def sweeps(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, o
 
 
 @njit(cache=True, inline="always")
-def rate_batch(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
-               proposal, conn, touched, lo, hi):
+def rate_batch(rating, structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+               lo, hi):
     """The label each vertex of ``current[lo:hi]`` proposes to join under ``rating``, or -1 to stay, into
     ``proposal[lo:hi]``; ``conn`` (all -1, left so) and ``touched`` are scratch of length L."""
-    xadj, adjncy, adjwgt, vwgt, labels = borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt), borrow(labels)
+    structure, labels = borrowed(rating, structure), borrow(labels)
     weights, bounds, current, data = borrow(weights), borrow(bounds), borrow(current), borrow(data)
-    fetch = xadj.size > MIN_VERTICES
+    fetch = labels.size >= MIN_VERTICES
     for idx in range(lo, hi):
-        if fetch:
-            prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, labels, current, idx, hi)
-        proposal[idx], _ = rate_vertex(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group,
-                                       objective, data, current[idx], conn, touched)
+        if rating != KM1_REFINE:
+            if fetch:
+                xadj, adjncy, adjwgt, vwgt = structure
+                prefetch_adjacency(xadj, adjncy, adjwgt, vwgt, labels, current, idx, hi)
+        proposal[idx], _ = rate_vertex(rating, structure, labels, weights, bounds, group, objective, data,
+                                       current[idx], conn, touched)
 
 
 @njit(cache=True, inline="always")
-def rate_vertex(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, v, conn,
-                touched):
+def rate_vertex(rating, structure, labels, weights, bounds, group, objective, data, v, conn, touched):
     """The label ``v`` moves to under ``rating`` and the gain of the move (refinement; else 0), or ``(-1, 0)``
     to stay; ``conn`` (all -1, left so) and ``touched`` are scratch of length L."""
+    if rating == KM1_REFINE:
+        _, _, vptr, vnets, _, vwgt, _, lam, benefit, gains, shed, slack, factor = structure
+        if not on_boundary(v, vptr, vnets, lam):
+            return -1, 0
+        gain, target = best_cached_move(v, benefit, gains, vwgt, labels, weights, bounds, False, slack, shed, factor)
+        if target >= 0 and gain > 0:
+            return target, gain
+        return -1, 0
+    xadj, adjncy, adjwgt, vwgt = structure
     if rating == REFINE:
         target, gain = best_move(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, v, conn, touched, objective,
                                  data)
@@ -238,6 +262,29 @@ def rate_vertex(rating, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, gro
     if rating == BALANCE:
         return attracting_part(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, v, conn, touched), 0
     return best_cluster(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, v, conn, touched), 0
+
+
+@njit(cache=True, inline="always")
+def commit(rating, structure, labels, weights, v, target):
+    """Move ``v`` to label ``target`` and update the labels' weights (and, for :data:`KM1_REFINE`, the pin
+    counts, spans and gain cache)."""
+    if rating == KM1_REFINE:
+        net_ptr, pins, vptr, vnets, nwgt, vwgt, pc, lam, benefit, gains, _, _, _ = structure
+        none = benefit[:0]  # no large nets to list (large_net -1): no stamps, no list
+        move_cached(v, target, net_ptr, pins, vptr, vnets, nwgt, vwgt, labels, pc, lam, weights, benefit, gains, -1,
+                    none, 0, none)
+    else:
+        move_vertex(structure[3], labels, weights, v, target)
+
+
+@njit(cache=True, inline="always")
+def borrowed(rating, structure):
+    """The graph ratings' ``structure`` with its arrays borrowed (:mod:`partkit._borrow`); a hypergraph's as
+    it is."""
+    if rating == KM1_REFINE:
+        return structure
+    xadj, adjncy, adjwgt, vwgt = structure
+    return borrow(xadj), borrow(adjncy), borrow(adjwgt), borrow(vwgt)
 
 
 @njit(cache=True)
@@ -307,50 +354,64 @@ def lp_accepts(vwgt, part, pw, v, target, gain):
 # branches before typing, so a signature compiles only its own rating (a shared pair compiled all three,
 # about 4 s more of a first partition).
 @njit(cache=True)
-def _cluster_sweeps(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
-                    conn, touched, following, queued, state, rounds, batches, nchunks, grain):
-    return sweeps(CLUSTER, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
-                  proposal, conn, touched, following, queued, state, rounds, batches, nchunks, grain)
+def _cluster_sweeps(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+                    following, queued, state, rounds, batches, nchunks, grain):
+    return sweeps(CLUSTER, structure, labels, weights, bounds, group, objective, data, current, proposal, conn,
+                  touched, following, queued, state, rounds, batches, nchunks, grain)
 
 
 @njit(cache=True)
-def _cluster_batch(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
-                   conn, touched, lo, hi):
-    rate_batch(CLUSTER, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
-               proposal, conn, touched, lo, hi)
+def _cluster_batch(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched, lo,
+                   hi):
+    rate_batch(CLUSTER, structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+               lo, hi)
 
 
 @njit(cache=True)
-def _refine_sweeps(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
-                   conn, touched, following, queued, state, rounds, batches, nchunks, grain):
-    return sweeps(REFINE, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
-                  proposal, conn, touched, following, queued, state, rounds, batches, nchunks, grain)
+def _refine_sweeps(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+                   following, queued, state, rounds, batches, nchunks, grain):
+    return sweeps(REFINE, structure, labels, weights, bounds, group, objective, data, current, proposal, conn,
+                  touched, following, queued, state, rounds, batches, nchunks, grain)
 
 
 @njit(cache=True)
-def _refine_batch(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
-                  conn, touched, lo, hi):
-    rate_batch(REFINE, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
-               proposal, conn, touched, lo, hi)
+def _refine_batch(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched, lo,
+                  hi):
+    rate_batch(REFINE, structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+               lo, hi)
 
 
 @njit(cache=True)
-def _balance_sweeps(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
-                    conn, touched, following, queued, state, rounds, batches, nchunks, grain):
-    return sweeps(BALANCE, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
-                  proposal, conn, touched, following, queued, state, rounds, batches, nchunks, grain)
+def _balance_sweeps(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+                    following, queued, state, rounds, batches, nchunks, grain):
+    return sweeps(BALANCE, structure, labels, weights, bounds, group, objective, data, current, proposal, conn,
+                  touched, following, queued, state, rounds, batches, nchunks, grain)
 
 
 @njit(cache=True)
-def _balance_batch(xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current, proposal,
-                   conn, touched, lo, hi):
-    rate_batch(BALANCE, xadj, adjncy, adjwgt, vwgt, labels, weights, bounds, group, objective, data, current,
-               proposal, conn, touched, lo, hi)
+def _balance_batch(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched, lo,
+                   hi):
+    rate_batch(BALANCE, structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+               lo, hi)
+
+
+@njit(cache=True)
+def _km1_sweeps(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+                following, queued, state, rounds, batches, nchunks, grain):
+    return sweeps(KM1_REFINE, structure, labels, weights, bounds, group, objective, data, current, proposal, conn,
+                  touched, following, queued, state, rounds, batches, nchunks, grain)
+
+
+@njit(cache=True)
+def _km1_batch(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched, lo,
+               hi):
+    rate_batch(KM1_REFINE, structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
+               lo, hi)
 
 
 _KERNELS = {CLUSTER: (_cluster_sweeps, _cluster_batch), REFINE: (_refine_sweeps, _refine_batch),
-            BALANCE: (_balance_sweeps, _balance_batch)}
+            BALANCE: (_balance_sweeps, _balance_batch), KM1_REFINE: (_km1_sweeps, _km1_batch)}
 
 #: The kernels here whose work runs on several threads (their ranges, or the rounds that hold them):
 #: profiles count them as parallel (``benchmarks/compare.py``'s Amdahl estimate).
-PARALLEL_KERNELS = (_cluster_sweeps, _refine_sweeps, _balance_sweeps)
+PARALLEL_KERNELS = (_cluster_sweeps, _refine_sweeps, _balance_sweeps, _km1_sweeps)
