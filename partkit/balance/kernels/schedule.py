@@ -1,8 +1,9 @@
 """Discrete-event kernels for the scheduling simulators of :mod:`partkit.balance`.
 
-Every simulator keeps one pending event per worker in a binary min-heap
-keyed by ``(time, worker)``, so that events are processed in time order and
-ties are broken by worker id (the simulation is deterministic). The state a
+Every simulator keeps one pending event per worker in a min-heap of
+``(time, worker)`` pairs (:mod:`heapq`, which Numba compiles), so that
+events are processed in time order and ties are broken by worker id (the
+simulation is deterministic). The state a
 worker sees when it acts (queue position, deque contents) is therefore the
 state at that instant.
 
@@ -17,6 +18,8 @@ passed as ``stream = [key, counter]``, derived by the caller from the user's see
 """
 
 from __future__ import annotations
+
+import heapq
 
 import numpy as np
 
@@ -56,61 +59,9 @@ def advance(start, duration, slow, phase, period, freeze):
 
 
 @njit(cache=True)
-def _heap_less(ht, hw, i, j):
-    return ht[i] < ht[j] or (ht[i] == ht[j] and hw[i] < hw[j])
-
-
-@njit(cache=True)
-def heap_push(ht, hw, size, t, w):
-    """Push ``(t, w)`` onto the heap stored in ``ht``/``hw``; returns the new size."""
-    i = size
-    ht[i] = t
-    hw[i] = w
-    while i > 0:
-        parent = (i - 1) // 2
-        if _heap_less(ht, hw, i, parent):
-            ht[i], ht[parent] = ht[parent], ht[i]
-            hw[i], hw[parent] = hw[parent], hw[i]
-            i = parent
-        else:
-            break
-    return size + 1
-
-
-@njit(cache=True)
-def heap_pop(ht, hw, size):
-    """Remove the smallest ``(t, w)``; returns ``(t, w, new size)``."""
-    t = ht[0]
-    w = hw[0]
-    size -= 1
-    ht[0] = ht[size]
-    hw[0] = hw[size]
-    i = 0
-    while True:
-        left = 2 * i + 1
-        right = left + 1
-        smallest = i
-        if left < size and _heap_less(ht, hw, left, smallest):
-            smallest = left
-        if right < size and _heap_less(ht, hw, right, smallest):
-            smallest = right
-        if smallest == i:
-            break
-        ht[i], ht[smallest] = ht[smallest], ht[i]
-        hw[i], hw[smallest] = hw[smallest], hw[i]
-        i = smallest
-    return t, w, size
-
-
-@njit(cache=True)
-def _start_heap(p):
-    """A heap holding ``(0.0, w)`` for every worker ``w``: returns ``(ht, hw, size)``."""
-    ht = np.empty(p, dtype=np.float64)
-    hw = np.empty(p, dtype=np.int64)
-    size = 0
-    for w in range(p):
-        size = heap_push(ht, hw, size, 0.0, w)
-    return ht, hw, size
+def _start_events(p):
+    """The event heap with ``(0.0, w)`` for every worker ``w`` (in this order, already a heap)."""
+    return [(0.0, w) for w in range(p)]
 
 
 # --------------------------------------------------- independent tasks
@@ -140,15 +91,15 @@ def simulate_central(costs, p, policy, chunk, overhead, serialize, slow, phase, 
         Queue accesses per worker.
     """
     n = costs.size
-    ht, hw, size = _start_heap(p)
+    events = _start_events(p)
     finish = np.zeros(p, dtype=np.float64)
     busy = np.zeros(p, dtype=np.float64)
     over = np.zeros(p, dtype=np.float64)
     accesses = np.zeros(p, dtype=np.int64)
     next_task = 0
     queue_free = 0.0
-    while size > 0:
-        t, w, size = heap_pop(ht, hw, size)
+    while len(events) > 0:
+        t, w = heapq.heappop(events)
         remaining = n - next_task
         if remaining <= 0:
             continue
@@ -171,7 +122,7 @@ def simulate_central(costs, p, policy, chunk, overhead, serialize, slow, phase, 
         busy[w] += t2 - t1
         accesses[w] += 1
         finish[w] = t2
-        size = heap_push(ht, hw, size, t2, w)
+        heapq.heappush(events, (t2, w))
     return finish, busy, over, accesses
 
 
@@ -205,7 +156,7 @@ def simulate_stealing(costs, p, steal_half, root_only, overhead, latency, slow, 
         for w in range(p):
             lo[w] = (w * n) // p
             hi[w] = ((w + 1) * n) // p
-    ht, hw, size = _start_heap(p)
+    events = _start_events(p)
     finish = np.zeros(p, dtype=np.float64)
     busy = np.zeros(p, dtype=np.float64)
     over = np.zeros(p, dtype=np.float64)
@@ -214,8 +165,8 @@ def simulate_stealing(costs, p, steal_half, root_only, overhead, latency, slow, 
     steals = np.zeros(p, dtype=np.int64)
     victim = np.full(p, -1, dtype=np.int64)
     queued = n
-    while size > 0:
-        t, w, size = heap_pop(ht, hw, size)
+    while len(events) > 0:
+        t, w = heapq.heappop(events)
         v = victim[w]
         if v >= 0:
             victim[w] = -1
@@ -236,14 +187,14 @@ def simulate_stealing(costs, p, steal_half, root_only, overhead, latency, slow, 
             busy[w] += t2 - t1
             pops[w] += 1
             finish[w] = t2
-            size = heap_push(ht, hw, size, t2, w)
+            heapq.heappush(events, (t2, w))
         elif queued > 0:
             other = rand_below(stream, p - 1)
             victim[w] = other + 1 if other >= w else other
             attempts[w] += 1
             t1 = advance(t, latency, slow[w], phase[w], period, freeze)
             over[w] += t1 - t
-            size = heap_push(ht, hw, size, t1, w)
+            heapq.heappush(events, (t1, w))
     return finish, busy, over, pops, attempts, steals
 
 
@@ -375,7 +326,7 @@ def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, p
     for v in range(n):
         if indeg[v] == 0:
             _push_bottom(top, bottom, nxt, prv, count, 0, v)
-    ht, hw, size = _start_heap(p)
+    events = _start_events(p)
     busy = np.zeros(p, dtype=np.float64)
     over = np.zeros(p, dtype=np.float64)
     pops = np.zeros(p, dtype=np.int64)
@@ -387,8 +338,8 @@ def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, p
     ready = np.empty(n, dtype=np.int64)
     done = 0
     makespan = 0.0
-    while size > 0:
-        t, w, size = heap_pop(ht, hw, size)
+    while len(events) > 0:
+        t, w = heapq.heappop(events)
         task = running[w]
         if task >= 0:
             running[w] = -1
@@ -414,14 +365,14 @@ def simulate_dag_stealing(costs, xadj, adj, p, overhead, latency, slow, phase, p
             over[w] += t1 - t
             busy[w] += t2 - t1
             pops[w] += 1
-            size = heap_push(ht, hw, size, t2, w)
+            heapq.heappush(events, (t2, w))
         elif p > 1:
             other = rand_below(stream, p - 1)
             victim[w] = other + 1 if other >= w else other
             attempts[w] += 1
             t1 = advance(t, latency, slow[w], phase[w], period, freeze)
             over[w] += t1 - t
-            size = heap_push(ht, hw, size, t1, w)
+            heapq.heappush(events, (t1, w))
     return makespan, busy, over, pops, attempts, steals, worker
 
 
@@ -448,9 +399,7 @@ def simulate_dag_greedy(costs, xadj, adj, p, slow, phase, period, freeze):
     for w in range(p - 1, -1, -1):
         idle[nidle] = w
         nidle += 1
-    ht = np.empty(p, dtype=np.float64)
-    hw = np.empty(p, dtype=np.int64)
-    size = 0
+    events = _start_events(0)
     running = np.full(p, -1, dtype=np.int64)
     worker = np.full(n, -1, dtype=np.int64)
     busy = np.zeros(p, dtype=np.float64)
@@ -467,10 +416,10 @@ def simulate_dag_greedy(costs, xadj, adj, p, slow, phase, period, freeze):
             worker[u] = w
             t2 = advance(t, costs[u], slow[w], phase[w], period, freeze)
             busy[w] += t2 - t
-            size = heap_push(ht, hw, size, t2, w)
-        if size == 0:
+            heapq.heappush(events, (t2, w))
+        if len(events) == 0:
             break
-        t, w, size = heap_pop(ht, hw, size)
+        t, w = heapq.heappop(events)
         makespan = max(makespan, t)
         nready = _complete(running[w], xadj, adj, indeg, ready)
         running[w] = -1
