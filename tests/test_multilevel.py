@@ -23,7 +23,6 @@ from partkit.multilevel.objectives import CUT
 from partkit.multilevel.refinement import kway_fm, rebalance, refine
 from partkit.multilevel.kernels.label_propagation import parallel_label_propagation_refine
 from partkit.multilevel.kernels.refinement_moves import boundary_after_moves, boundary_vertices
-from partkit.multilevel.kernels.refinement_moves import boundary_vertices
 from partkit.multilevel.kernels.refinement_moves import part_weights as native_part_weights
 from partkit.multilevel.kernels.coarsening_matching import parallel_matching, two_hop_matching
 

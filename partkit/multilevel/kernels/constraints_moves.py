@@ -10,7 +10,7 @@ keep every part within its bound.
 import numpy as np
 
 from partkit._jit import njit
-from partkit.multilevel.kernels.objectives import CUT, VOLUME, move_gain
+from partkit.multilevel.kernels.objectives import VOLUME, move_gain
 from partkit.multilevel.kernels.refinement_moves import connections, fits_in, move_vertex, overloaded, slack
 
 
