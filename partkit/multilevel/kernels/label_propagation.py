@@ -351,8 +351,8 @@ def lp_accepts(vwgt, part, pw, v, target, gain):
 
 
 # One compiled pair of sweeps and batch rating per rating: the constant rating prunes the other ratings'
-# branches before typing, so a signature compiles only its own rating (a shared pair compiled all three,
-# about 4 s more of a first partition).
+# branches before typing, so a signature compiles only its own rating (a shared pair compiled the three graph
+# ratings, about 4 s more of a first partition).
 @njit(cache=True)
 def _cluster_sweeps(structure, labels, weights, bounds, group, objective, data, current, proposal, conn, touched,
                     following, queued, state, rounds, batches, nchunks, grain):
