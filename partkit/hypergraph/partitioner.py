@@ -28,13 +28,15 @@ The scheme of hMETIS, PaToH and KaHyPar, with our own kernels
    ``initial_runs`` recursive bisections are made; the ``refined_runs``
    best of them (least overweight, then smallest λ-1) are refined on the
    coarsest level and the best of those is kept.
-3. **Uncoarsening** (``kernels/refinement.py``): on every level, the
-   partition is projected, label propagation (unconstrained: parts may
-   overfill within a round, the rebalancer restores the bound after it,
-   and a round that did not pay is undone) then rounds of localized k-way
+3. **Uncoarsening** (``refinement.py``, ``kernels/refinement.py``): on
+   every level, the partition is projected, label propagation (the graph
+   engine's sweeps with the λ-1 rating; unconstrained: parts may overfill
+   within a round, the rebalancer restores the bound after it, and a round
+   that did not pay is undone) then rounds of localized k-way
    FM (Mt-KaHyPar's: many small searches, each started from a few boundary
    vertices and grown by the neighbours its moves touch, each keeping its
-   best prefix) improve λ-1 from the gain cache of Mt-KaHyPar (kept exact by
+   best prefix) improve λ-1 from the gain cache of Mt-KaHyPar
+   (:mod:`partkit.multilevel.kernels.refinement_km1`, kept exact by
    delta updates on the nets whose pin counts cross 0/1 or 1/2, also by the
    roll-backs), then a few passes of global k-way FM, overweight parts are rebalanced and
    an empty part gets the vertex that costs least to move there. No move
