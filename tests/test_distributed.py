@@ -103,8 +103,8 @@ BAD_GRAPHS = [
     ("3 2\n2\n1 3\n2 9\n", "line 4: neighbour 9 is outside 1..3"),
     ("3 2\n2\n1 3\n2\n\n1\n", "found more vertex lines"),
     ("3 3\n2\n1 3\n2\n", "the header declares 3 edges"),
-    ("3 2\n% comment\n2\n1 x\n2\n", "line 4: token 2 is not an integer"),
-    ("3 2 1\n2 1\n1 1 3 -1\n2 -1\n", "negative vertex or edge weight"),
+    ("3 2\n% comment\n2\n1 x\n2\n", "line 4: entry 'x' is not an integer"),
+    ("3 2 1\n2 1\n1 1 3 -1\n2 -1\n", "line 3: negative edge weight"),
 ]
 
 

@@ -21,7 +21,7 @@ from partkit._numba_cache import in_cache
 #: The kernels of the reader of a file kind (:func:`partkit.io.file_kind`), compiled when a command
 #: reads its input; the tokenizer for the kinds not named.
 READERS = {
-    "metis": (("partkit.io._text", "line_tokens"), ("partkit.io.metis", "_fill_graph")),
+    "metis": (("partkit.io._text", "line_tokens"), ("partkit.io.metis", "fill_graph")),
     "matrixmarket": (("partkit.io._text", "_check_entries"), ("partkit.io.matrix_market", "_fill_rows")),
     None: (("partkit.io._text", "line_tokens"),),
 }

@@ -21,9 +21,11 @@ from partkit.distributed.comm import Channel
 from partkit.distributed.graph import DistributedGraph, agree
 from partkit.distributed.halo import owner_of
 from partkit.io import file_kind
-from partkit.io._text import line_tokens, parse_int_tokens  # the serial readers' tokenizer
+from partkit.io._text import OK, data_line_offset, line_tokens, line_tokens_of  # the serial readers' tokenizer
 from partkit.io.matrix_market import _parse_banner, _parse_graphblas_type  # and their header rules, shared
+from partkit.io.metis import PERCENT, fill_graph, fill_problem
 from partkit.io.metis import _parse_header as _parse_metis_header
+
 
 _HEAD_BYTES = 1 << 16
 
@@ -125,18 +127,6 @@ def _line_counts(buf, nlines):
     return line_tokens(buf, 0, max(nlines, 1), False, -1, -1)[0][:nlines]
 
 
-def _numbers(path, body, nlines, line_number):
-    """Token counts per line and the int64 tokens; a problem string on failure."""
-    buf = np.frombuffer(body, dtype=np.uint8)
-    counts = _line_counts(buf, nlines)
-    values, bad, _ = parse_int_tokens(buf, 0, int(counts.sum()), False, -1, -1)
-    if bad >= 0:
-        offsets = np.cumsum(counts)
-        line = int(np.searchsorted(offsets, bad, side="right"))
-        return counts, values, f"{path}: line {line_number(line)}: token {bad - (offsets[line - 1] if line else 0) + 1} is not an integer"
-    return counts, values, None
-
-
 # ------------------------------------------------------------------- METIS
 def _read_metis(channel, path, handle):
     number, header, body_start = _header(path, handle, lambda line: line.strip() and not line.lstrip().startswith(b"%"))
@@ -146,16 +136,19 @@ def _read_metis(channel, path, handle):
     if has_vwgt and ncon > 1:
         agree(channel, f"{path}: {ncon} vertex weight constraints; the distributed partitioner takes one")
     data, lines, before = _my_lines(channel, handle, body_start)
-    body, nlines, kept = _split_comments(data, lines)
-    del data
-    line_number = (lambda i: number + before + 1 + (i if kept is None else int(kept[i])))  # noqa: E731
-    counts, values, problem = _numbers(path, body, nlines, line_number)
-    del body
+    buf = np.frombuffer(data, dtype=np.uint8)
+    counts, nlines, _ = line_tokens(buf, 0, max(lines, 1), False, PERCENT, -1)  # the vertex lines: no comments
+    counts = counts[:nlines]
+
+    def line_number(i):  # in the file, of this rank's vertex line i
+        return number + before + 1 + data_line_offset(buf, 0, i, False, PERCENT, -1)
+
     sizes, _ = channel.allgather(np.array([nlines]))
     first = int(sizes[:channel.rank].sum())
     # lines past the n-th may only be blank (trailing empty lines)
     surplus = max(0, min(nlines, first + nlines - n))
-    if problem is None and surplus and np.any(counts[nlines - surplus:]):
+    problem = None
+    if surplus and np.any(counts[nlines - surplus:]):
         problem = f"{path}: line {line_number(nlines - surplus)}: the header declares {n} vertices, found more vertex lines"
     if problem is None and sizes.sum() < n:
         problem = f"{path}: the header declares {n} vertices, found {int(sizes.sum())} vertex lines"
@@ -169,33 +162,24 @@ def _read_metis(channel, path, handle):
                    f"{'(neighbour, weight) pairs' if has_ewgt else 'neighbours'}, found {counts[bad[0]]} tokens")
     agree(channel, problem)
     owned = np.clip(n - (np.cumsum(sizes) - sizes), 0, sizes)
-    vtxdist = np.concatenate([[0], np.cumsum(owned)])
-    values = values[:int(counts.sum())]
-    offsets = np.concatenate([[0], np.cumsum(counts)])
-    row = np.repeat(np.arange(mine), counts)
-    position = np.arange(values.size) - offsets[row]
-    is_lead = position < lead
-    leads = values[is_lead].reshape(mine, lead)
-    vwgt = leads[:, int(has_size)].copy() if has_vwgt else None
-    neighbour = np.flatnonzero(~is_lead & ((position - lead) % step == 0))
-    adjncy = values[neighbour] - 1
-    adjwgt = values[neighbour + 1] if has_ewgt else None
-    xadj = np.concatenate([[0], np.cumsum((counts - lead) // step)]).astype(np.int64)
-    sources = row[neighbour] + first
-    problem = None
-    outside = np.flatnonzero((adjncy < 0) | (adjncy >= n))
-    loops = np.flatnonzero(adjncy == sources)
-    if outside.size:
-        problem = f"{path}: line {line_number(int(row[neighbour[outside[0]]]))}: neighbour {adjncy[outside[0]] + 1} is outside 1..{n}"
-    elif loops.size:
-        problem = f"{path}: line {line_number(int(row[neighbour[loops[0]]]))}: self loop (vertex {sources[loops[0]] + 1} lists itself)"
-    elif np.any(leads < 0) or (adjwgt is not None and np.any(adjwgt < 0)):
-        problem = f"{path}: negative vertex or edge weight (in lines {line_number(0)}..{line_number(max(mine - 1, 0))})"
+    vtxdist = np.concatenate([[0], np.cumsum(owned)]).astype(np.int64)
+    xadj = np.zeros(mine + 1, dtype=np.int64)
+    np.cumsum((counts - lead) // step, out=xadj[1:])
+    del counts
+    adjncy = np.empty(xadj[-1], dtype=np.int64)
+    adjwgt = np.empty(xadj[-1] if has_ewgt else 0, dtype=np.int64)
+    leads = np.empty((mine, lead), dtype=np.int64)
+    code, vertex, token, value = fill_graph(buf, 0, has_ewgt, xadj, adjncy, adjwgt, leads, n, first)
+    if code != OK:
+        line = data_line_offset(buf, 0, vertex, False, PERCENT, -1) + 1
+        problem = fill_problem(path, number + before + line, line_tokens_of(data, line), code, token, value,
+                               has_size, n)
     agree(channel, problem)
     entries = int(channel.allreduce(np.array([adjncy.size]))[0])
     if entries != 2 * m:
         agree(channel, f"{path}: the header declares {m} edges, the adjacency lists hold {entries} entries")
-    return DistributedGraph(vtxdist.astype(np.int64), xadj, adjncy, vwgt, adjwgt, name=path.name)
+    vwgt = leads[:, int(has_size)].copy() if has_vwgt else None
+    return DistributedGraph(vtxdist, xadj, adjncy, vwgt, adjwgt if has_ewgt else None, name=path.name)
 
 
 # ----------------------------------------------------------- Matrix Market

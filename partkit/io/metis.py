@@ -101,9 +101,10 @@ def parse_metis_graph(path, data) -> Graph:
     adjncy = np.empty(entries, dtype=INDEX_DTYPE)
     adjwgt = np.empty(entries if has_ewgt else 0, dtype=WEIGHT_DTYPE)
     lead_values = np.empty((n, lead), dtype=WEIGHT_DTYPE)
-    code, vertex, token, value = _fill_graph(buf, offset, PERCENT, has_ewgt, xadj, adjncy, adjwgt, lead_values)
+    code, vertex, token, value = fill_graph(buf, offset, has_ewgt, xadj, adjncy, adjwgt, lead_values, n, 0)
     if code != _text.OK:
-        _fill_error(path, data, line_of(vertex), code, token, value, has_size)
+        line = line_of(vertex)
+        raise InputError(fill_problem(path, line, _text.line_tokens_of(data, line), code, token, value, has_size, n))
     if entries != 2 * m:
         raise InputError(f"{path}: the header declares {m} edges, the adjacency lists hold "
                          f"{entries} entries ({entries / 2:g} edges)")
@@ -115,39 +116,38 @@ def parse_metis_graph(path, data) -> Graph:
     return graph
 
 
-def _fill_error(path, data, line, code, token, value, has_size):
+def fill_problem(path, line, tokens, code, token, value, has_size, n):
+    """The message of an error of :func:`fill_graph` on line ``line`` of ``path``, whose tokens are ``tokens``."""
     where = f"{path}: line {line}:"
     if code in (_text.BAD_TOKEN, _text.OVERFLOW):
-        text = _text.line_tokens_of(data, line)[token]
         reason = "does not fit in 64 bits" if code == _text.OVERFLOW else "is not an integer"
-        raise InputError(f"{where} entry {text!r} {reason}")
+        return f"{where} entry {tokens[token]!r} {reason}"
     messages = {_NEGATIVE_LEAD: f"negative vertex {'size or ' if has_size else ''}weight",
-                _OUT_OF_RANGE: f"neighbour {value} is outside 1..{{n}}",
+                _OUT_OF_RANGE: f"neighbour {value} is outside 1..{n}",
                 _SELF_LOOP: f"self loop (vertex {value} lists itself)",
                 _NEGATIVE_WEIGHT: "negative edge weight"}
-    n = None if code != _OUT_OF_RANGE else _header_n(path, data)
-    raise InputError(f"{where} {messages[code].format(n=n)}")
-
-
-def _header_n(path, data):
-    number, text, _ = _first_data_line(path, data)
-    return _parse_header(path, number, text)[0]
+    return f"{where} {messages[code]}"
 
 
 @njit(cache=True)
-def _fill_graph(buf, start, comment, has_ewgt, xadj, adjncy, adjwgt, lead_values):
-    """Parse the vertex lines into ``lead_values``, ``adjncy`` and ``adjwgt`` (sized by ``xadj``).
+def fill_graph(buf, start, has_ewgt, xadj, adjncy, adjwgt, lead_values, n, first):
+    """Parse the vertex lines from byte ``start`` into ``lead_values``, ``adjncy`` and ``adjwgt`` (sized by
+    ``xadj``), skipping ``%`` comment lines.
 
-    Returns ``(code, vertex, token, value)``: the first error, the vertex
-    line it is on, the token's index in that line and the offending value.
+    The lines are those of the vertices ``first + 1 ..`` of a graph of
+    ``n`` vertices (the whole graph: ``first`` 0, ``xadj.size - 1 == n``;
+    a rank's block in :mod:`partkit.distributed.io`). Returns ``(code,
+    vertex, token, value)``: the first error, the vertex line it is on
+    (counted from ``start``), the token's index in that line and the
+    offending value.
     """
-    n = xadj.size - 1
+    rows = xadj.size - 1
     lead = lead_values.shape[1]
     v = 0
     i = start
-    while v < n:
+    while v < rows:
         end = _text._line_end(buf, i)
-        if _text._is_data_line(buf, i, end, False, comment, -1):
+        if _text._is_data_line(buf, i, end, False, PERCENT, -1):
             p = _text._skip_blanks(buf, i, end)
             token = 0
             e = xadj[v]
@@ -163,7 +163,7 @@ def _fill_graph(buf, start, comment, has_ewgt, xadj, adjncy, adjwgt, lead_values
                 elif not has_ewgt or (token - lead) % 2 == 0:
                     if value < 1 or value > n:
                         return _OUT_OF_RANGE, v, token, value
-                    if value == v + 1:
+                    if value == first + v + 1:
                         return _SELF_LOOP, v, token, value
                     adjncy[e] = value - 1
                 else:
