@@ -178,7 +178,13 @@ if scattered:  # vertices renumbered at random: every rank's block is spread ove
     graph = Graph(np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=graph.n))]), new[graph.adjncy][order])
 vtxdist = np.linspace(0, graph.n, comm.size + 1).astype(np.int64)
 a, b = vtxdist[comm.rank], vtxdist[comm.rank + 1]
-levels = []
+levels, shares = [], []
+coarsen = engine._coarsen
+def watched(*args):  # the largest share of a coarse level's vertices that one rank owns
+    graphs, maps = coarsen(*args)
+    shares.extend(float(np.diff(g.vtxdist).max() / g.n) for g in graphs[1:])
+    return graphs, maps
+engine._coarsen = watched
 part = engine.partition_block(Channel(comm), vtxdist, graph.xadj[a:b + 1] - graph.xadj[a],
                               graph.adjncy[graph.xadj[a]:graph.xadj[b]], k, seed=2, progress=levels.append)
 part = np.concatenate(comm.gather(part, root=0) or [[]]).astype(np.int64)
@@ -186,7 +192,8 @@ if comm.rank == 0:
     print(json.dumps({"levels": len(levels), "valid": bool(part.min() >= 0 and part.max() < k),
                       "parts": int(np.unique(part).size),
                       "balanced": bool(np.all(part_weights(graph, part, k) <= max_part_weights(graph, k, 0.03))),
-                      "cut": edge_cut(graph, part), "serial": edge_cut(graph, partkit.partition(graph, k))}))
+                      "cut": edge_cut(graph, part), "serial": edge_cut(graph, partkit.partition(graph, k)),
+                      "rank_share": max(shares)}))
 """
 
 
@@ -198,6 +205,8 @@ def test_partition_through_several_levels(nprocs, k, layout):
     assert result["levels"] >= 4, result  # the finest graph and at least three coarser ones
     assert result["valid"] and result["balanced"] and result["parts"] == k, result
     assert result["cut"] <= 1.25 * result["serial"], result
+    # the coarse vertices stay spread over the ranks (clusters are not led by the low ids of rank 0)
+    assert result["rank_share"] <= 1.5 / nprocs, result
 
 
 CHECKERBOARD = """

@@ -19,9 +19,10 @@ the next round's joins. After a round the ghosts' labels and the weights of
 all visible clusters are refreshed.
 
 Contraction numbers the non-empty clusters of each rank consecutively
-(coarse vertices stay on the rank owning the leader), sends every fine
-edge between two clusters to the owner of its source cluster, and merges
-parallel edges there.
+(coarse vertices stay on the rank owning the leader), contracts each
+rank's rows with the serial kernel (the edges between two clusters that
+one rank holds become one), sends these edges to the owner of their source
+cluster, and merges parallel edges there.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from partkit._random import derive
 from partkit._threads import using_threads
 from partkit.distributed.graph import LocalGraph
 from partkit.distributed.halo import fetch, owner_of
-from partkit.distributed.kernels.blocks import edges_by_key
+from partkit.distributed.kernels.blocks import edges_inside
 from partkit.distributed.kernels.clustering import accept_joins, choose_clusters
 from partkit.distributed.kernels.contraction import merge_edges
 from partkit.distributed.kernels.random import batch_of
@@ -57,15 +58,15 @@ def cluster(graph: LocalGraph, max_weight, seed):
     cluster_weight = graph.vwgt.copy()  # clusters led by owned vertices
     label_weight = graph.halo.extend(graph.vwgt)
     batch = batch_of(label, BATCHES, derive(seed, "coarsening batches"))
-    # a batch is rated without its own vertices
-    xadj, adjacency, adjwgt = edges_by_key(graph.xadj, graph.adjacency, graph.adjwgt, batch, False)
+    ties = derive(seed, "coarsening ties")
     by_batch, sizes = group_by_destination(batch[:graph.n_local], BATCHES)  # the batches' vertices, ascending
     starts = np.concatenate([[0], np.cumsum(sizes)])
     departures = np.empty((0, 3), dtype=np.int64)
     for _ in range(ITERATIONS):
         for current in range(BATCHES):
             members = by_batch[starts[current]:starts[current + 1]]
-            choice = choose_clusters(xadj, adjacency, adjwgt, graph.vwgt, label, label_weight, members, max_weight)
+            choice = choose_clusters(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, label, label_weight, batch,
+                                     members, max_weight, ties)
             movers, target = members[choice >= 0], choice[choice >= 0]
             joins = np.stack([target, graph.vwgt[movers], np.ones_like(movers)], axis=1)
             records = np.concatenate([joins, departures])
@@ -107,12 +108,13 @@ def contract(graph: LocalGraph, labels):
     replies, _ = channel.exchange(coarse_first + slot, recv_counts, recv_counts=counts)
     cmap = np.empty(graph.n_local, dtype=np.int64)
     cmap[order] = replies
-    full_map = graph.halo.extend(cmap)
-    sources = np.repeat(cmap, np.diff(graph.xadj))
-    targets = full_map[graph.adjacency]
-    crossing = sources != targets
-    edges = np.stack([sources[crossing], targets[crossing], graph.adjwgt[crossing]], axis=1)
-    del sources, targets, crossing, full_map
+    # the rows merged here first (the edges of a fine vertex's cluster mates to one cluster are one), then
+    # sent to the owners of their source clusters
+    ids, local = unique_inverse(graph.halo.extend(cmap))
+    cxadj, cadjncy, cadjwgt, _ = _contract_rows(graph, local, ids.size)
+    del local
+    edges = np.stack([np.repeat(ids, np.diff(cxadj)), ids[cadjncy], cadjwgt], axis=1)
+    del cxadj, cadjncy, cadjwgt
     received, _, _, _ = channel.route(owner_of(vtxdist, edges[:, 0]), edges)
     del edges
     xadj, adjncy, adjwgt = merge_edges(received, coarse_first, leaders.size)
@@ -146,8 +148,7 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     """
     channel = graph.channel
     n_local = graph.n_local
-    ghost = (np.arange(n_local + graph.halo.n_ghost) >= n_local).astype(np.int64)  # int64 keys: one signature
-    xadj, adjacency, adjwgt = edges_by_key(graph.xadj, graph.adjacency, graph.adjwgt, ghost, True)
+    xadj, adjacency, adjwgt = edges_inside(graph.xadj, graph.adjacency, graph.adjwgt)
     weight_inside, weight = channel.allreduce(np.array([adjwgt.sum(), graph.adjwgt.sum()]))
     if weight_inside < min_share * weight:
         return None
@@ -160,7 +161,7 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     with using_threads(1):  # the ranks are the parallelism
         cmap, nc = level_map(block, maxvw, group, CoarseningContext(), False,
                              derive(seed, "block coarsening", channel.rank))
-    del block, xadj, adjacency, adjwgt, ghost  # the block's copy of the edges, before the contraction's arrays
+    del block, xadj, adjacency, adjwgt  # the block's copy of the edges, before the contraction's arrays
     sizes, _ = channel.allgather(np.array([nc]))
     if sizes.sum() > stall_ratio * graph.n:
         return None
@@ -168,14 +169,20 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     first = vtxdist[channel.rank]
     ghost_ids = graph.halo.exchange(first + cmap)
     distinct, slot = unique_inverse(ghost_ids)
-    n_ghost = graph.halo.n_ghost
-    # the block with its ghosts as vertices without rows; a ghost's coarse vertex comes after the own ones
-    xadj = np.concatenate([graph.xadj, np.full(n_ghost, graph.xadj[-1])])
-    vwgt = np.concatenate([graph.vwgt, np.zeros(n_ghost, dtype=np.int64)]).reshape(-1, 1)
-    cxadj, cadjncy, cadjwgt, cvwgt = contract_serial(xadj, graph.adjacency, graph.adjwgt, vwgt,
-                                                     np.concatenate([cmap, nc + slot]), nc + distinct.size)
+    # a ghost's coarse vertex comes after the own ones
+    cxadj, cadjncy, cadjwgt, cvwgt = _contract_rows(graph, np.concatenate([cmap, nc + slot]), nc + distinct.size)
     size = cxadj[nc]
     global_id = np.concatenate([np.arange(first, first + nc), distinct])
     coarse = LocalGraph(channel, vtxdist, cxadj[:nc + 1].copy(), global_id[cadjncy[:size]],
                         cvwgt[:nc, 0].copy(), cadjwgt[:size].copy())
     return coarse, first + cmap
+
+
+def _contract_rows(graph: LocalGraph, local_of, n_coarse):
+    """The owned rows of ``graph`` contracted along ``local_of`` (a coarse vertex ``0 .. n_coarse - 1`` for
+    every owned vertex and ghost) by the serial contraction, the ghosts being vertices without rows:
+    ``(cxadj, cadjncy, cadjwgt, cvwgt)``, parallel edges merged and edges inside a coarse vertex dropped."""
+    n_ghost = graph.halo.n_ghost
+    xadj = np.concatenate([graph.xadj, np.full(n_ghost, graph.xadj[-1])])
+    vwgt = np.concatenate([graph.vwgt, np.zeros(n_ghost, dtype=np.int64)]).reshape(-1, 1)
+    return contract_serial(xadj, graph.adjacency, graph.adjwgt, vwgt, local_of, n_coarse)

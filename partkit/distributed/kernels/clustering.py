@@ -11,35 +11,44 @@ only while the cluster stays within the weight bound (:func:`accept_joins`).
 import numpy as np
 
 from partkit._jit import njit
+from partkit._random import draw
 from partkit.distributed.kernels.routing import hash_slots, slot_of
 
 
 @njit(cache=True)
-def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, members, max_weight):
+def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, members, max_weight, key):
     """The cluster each vertex of ``members`` (owned, one batch) wants to join, or -1 to stay.
 
-    The adjacency holds only the edges between different batches: the
-    neighbours in the vertex's own batch move in the same round, so only
-    the others tell which cluster it really is connected to. The rating is
+    Only the edges to other batches count: the neighbours in the vertex's
+    own batch move in the same round, so only the others tell which cluster
+    it really is connected to. The rating is
     the serial clustering's
     (:func:`~partkit.multilevel.kernels.label_propagation.best_cluster`:
     the strongest connection among the clusters with room, if stronger
-    than to its own; ties to the cluster met first), summed per global
+    than to its own), summed per global
     label in a small hash table of the vertex's own, emptied after it: no
     renumbering of the labels a round sees (on a randomly numbered Delaunay
-    graph of 2^20 vertices that took three quarters of the round).
+    graph of 2^20 vertices that took three quarters of the round). Ties go
+    to the cluster whose label draws less in stream ``key`` (the same draw
+    on every rank and in every round), not to the one met first: the input
+    lists neighbours by id, and clusters would then gather around the low
+    ids, which rank 0 owns, and the coarse levels with them.
 
     Parameters
     ----------
     xadj, adjacency, adjwgt : int64 arrays
-        Edges between batches of the owned vertices; neighbours in local
-        indices (ghosts after the owned vertices).
+        The owned rows; neighbours in local indices (ghosts after the
+        owned vertices).
     vwgt : int64 array over the owned vertices
     label, label_weight : int64 arrays over all local indices
         Cluster (global id) of every owned and ghost vertex, and that
         cluster's weight as last known.
+    batch : int64 array over all local indices
+        The batch of every vertex.
     members : int64 array
         The owned vertices of the batch that moves.
+    key : int
+        The stream that breaks ties.
     """
     most = 1
     for v in members:
@@ -56,6 +65,8 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, members,
         count = 0
         for e in range(xadj[v], xadj[v + 1]):
             u = adjacency[e]
+            if batch[u] == batch[v]:
+                continue
             lab = label[u]
             s = slot_of(lab, table, cluster, slots)
             if table[s] < 0:
@@ -75,7 +86,10 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, members,
                 best_rating = max(conn[t], 0)
         for t in range(count):
             table[where[t]] = -1
-            if cluster[t] != own and conn[t] > best_rating and weight[t] + vwgt[v] <= max_weight:
+            if cluster[t] == own or weight[t] + vwgt[v] > max_weight:
+                continue
+            if conn[t] > best_rating or (best >= 0 and conn[t] == best_rating
+                                         and draw(key, cluster[t]) < draw(key, cluster[best])):
                 best = t
                 best_rating = conn[t]
         if best >= 0:
