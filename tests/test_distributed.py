@@ -106,18 +106,26 @@ BAD_GRAPHS = [
     ("3 2\n% comment\n2\n1 x\n2\n", "line 4: entry 'x' is not an integer"),
     ("3 2 1\n2 1\n1 1 3 -1\n2 -1\n", "line 3: negative edge weight"),
 ]
+BAD_MATRICES = [
+    ("%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3\n3 4\n",
+     "line 5: index (3, 4) is outside the 3x3 matrix"),
+    ("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 0.5\n2 x 1.0\n", "line 4: index 'x' is not an integer"),
+    ("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 0.5\n2 3 1.0\n", "declares 3 entries, found 2"),
+]
 
 
 @needs_mpi
 def test_read_graph_errors_reach_every_rank(tmp_path):
+    cases = [(f"bad{number}.graph", text, message) for number, (text, message) in enumerate(BAD_GRAPHS)]
+    cases += [(f"bad{number}.mtx", text, message) for number, (text, message) in enumerate(BAD_MATRICES)]
     paths = []
-    for number, (text, _) in enumerate(BAD_GRAPHS):
-        paths.append(tmp_path / f"bad{number}.graph")
+    for name, text, _ in cases:
+        paths.append(tmp_path / name)
         paths[-1].write_text(text)
     per_rank = json.loads(run_script(2, READ_ERRORS, *paths))
-    for number, (_, message) in enumerate(BAD_GRAPHS):
+    for number, (name, _, message) in enumerate(cases):
         for messages in per_rank:
-            assert message in messages[number] and f"bad{number}.graph" in messages[number], messages[number]
+            assert message in messages[number] and name in messages[number], messages[number]
 
 
 PARTITION_TWICE = """

@@ -21,8 +21,9 @@ from partkit.distributed.comm import Channel
 from partkit.distributed.graph import DistributedGraph, agree
 from partkit.distributed.halo import owner_of
 from partkit.io import file_kind
-from partkit.io._text import OK, data_line_offset, line_tokens, line_tokens_of  # the serial readers' tokenizer
-from partkit.io.matrix_market import _parse_banner, _parse_graphblas_type  # and their header rules, shared
+from partkit.distributed.kernels.contraction import merge_edges
+from partkit.io._text import OK, check_entries, data_line_offset, line_tokens, line_tokens_of  # the serial readers'
+from partkit.io.matrix_market import _Header, _parse_banner, _parse_graphblas_type, entry_problem  # kernels, rules
 from partkit.io.metis import PERCENT, fill_graph, fill_problem
 from partkit.io.metis import _parse_header as _parse_metis_header
 
@@ -113,20 +114,6 @@ def _my_lines(channel, handle, body_start):
     return data, lines, before
 
 
-def _split_comments(data, lines):
-    """Drop ``%`` comment lines; return (body bytes, kept line count, 0-based index of each kept line)."""
-    if b"%" not in data:
-        return data, lines, None
-    rows = data.split(b"\n")[:lines]
-    keep = [i for i, row in enumerate(rows) if not row.lstrip().startswith(b"%")]
-    return b"\n".join(rows[i] for i in keep), len(keep), np.array(keep, dtype=np.int64)
-
-
-def _line_counts(buf, nlines):
-    """Tokens on each of the ``nlines`` lines of ``buf`` (comments already removed)."""
-    return line_tokens(buf, 0, max(nlines, 1), False, -1, -1)[0][:nlines]
-
-
 # ------------------------------------------------------------------- METIS
 def _read_metis(channel, path, handle):
     number, header, body_start = _header(path, handle, lambda line: line.strip() and not line.lstrip().startswith(b"%"))
@@ -201,43 +188,37 @@ def _read_matrix_market(channel, path, handle):
     nrows, ncols, nnz = map(int, sizes)
     if nrows != ncols:
         agree(channel, f"{path}: matrix is {nrows}x{ncols}; a graph needs a square matrix")
-    width = 2 + {"pattern": 0, "complex": 2}.get(field, 1)
-    data, lines, before = _my_lines(channel, handle, body_start)
-    body, nlines, kept = _split_comments(data, lines)
-    del data
-    line_number = (lambda i: number + before + 1 + (i if kept is None else int(kept[i])))  # noqa: E731
-    # entries are 'i j [value ...]': the first two tokens of every non-blank line
-    counts = _line_counts(np.frombuffer(body, dtype=np.uint8), nlines)
-    tokens = np.array(body.split())
-    del body
-    starts = (np.cumsum(counts) - counts)[counts > 0]
+    header = _Header(fmt, field, symmetry, None, (nrows, ncols, nnz), number, body_start)
+    data, _, before = _my_lines(channel, handle, body_start)
+    buf = np.frombuffer(bytearray(data), dtype=np.uint8)  # writable: check_entries may rewrite a '+'
+    # the serial reader's check of the entry lines; it parses their two indices
+    entries, code, offset, token, ij = check_entries(buf, 0, header.kinds, nnz, 2)
     problem = None
-    if np.any((counts > 0) & (counts != width)):
-        problem = (f"{path}: line {line_number(int(np.argmax((counts > 0) & (counts != width))))}: "
-                   f"a {field} entry has {width} tokens")
-    total = int(channel.allreduce(np.array([starts.size]))[0])
-    if problem is None and total != nnz:
+    if code != OK:
+        line = offset + 1
+        problem = entry_problem(path, header, code, number + before + line, line_tokens_of(data, line), token)
+    agree(channel, problem)  # before the count: a rank's count stops at its first bad line
+    total = int(channel.allreduce(np.array([entries]))[0])
+    if total != nnz:
         problem = f"{path}: the size line declares {nnz} entries, found {total}"
-    ij = np.zeros((0, 2), dtype=np.int64)
-    if problem is None:
-        try:
-            ij = tokens[np.stack([starts, starts + 1], axis=1)].astype(np.int64) - 1
-        except ValueError:
-            problem = f"{path}: an index is not an integer (lines {line_number(0)}..{line_number(nlines - 1)})"
-    del tokens
-    if problem is None and ij.size and (ij.min() < 0 or ij.max() >= nrows):
-        problem = f"{path}: an index is outside 1..{nrows} (lines {line_number(0)}..{line_number(nlines - 1)})"
+    outside = np.flatnonzero((ij < 1) | (ij > nrows))
+    if problem is None and outside.size:
+        entry = int(outside[0]) % max(entries, 1)
+        line = number + before + 1 + data_line_offset(buf, 0, entry, True, -1, -1)
+        problem = f"{path}: line {line}: index ({ij[0, entry]}, {ij[1, entry]}) is outside the {nrows}x{ncols} matrix"
     agree(channel, problem)
-    ij = ij[ij[:, 0] != ij[:, 1]]
-    edges = np.concatenate([ij, ij[:, ::-1]])
+    del data, buf
+    ij = ij[:, ij[0] != ij[1]] - 1
+    # both directions of every entry, with a unit weight, to the owners of their sources, merged there
+    ones = np.ones(ij.shape[1], dtype=np.int64)
+    edges = np.concatenate([np.stack([ij[0], ij[1], ones], axis=1), np.stack([ij[1], ij[0], ones], axis=1)])
+    del ij, ones
     vtxdist = (np.arange(channel.size + 1, dtype=np.int64) * nrows) // channel.size
     received, _, _, _ = channel.route(owner_of(vtxdist, edges[:, 0]), edges)
-    received = np.unique(received, axis=0)
+    del edges
     first = int(vtxdist[channel.rank])
-    degrees = np.bincount(received[:, 0] - first, minlength=int(vtxdist[channel.rank + 1]) - first)
-    xadj = np.concatenate([[0], np.cumsum(degrees)]).astype(np.int64)
-    return DistributedGraph(vtxdist, xadj, received[:, 1].copy(), None, None, name=path.name)
-
+    xadj, adjncy, _ = merge_edges(received, first, int(vtxdist[channel.rank + 1]) - first)
+    return DistributedGraph(vtxdist, xadj, adjncy, None, None, name=path.name)
 
 
 def write_partition(comm, path, part):

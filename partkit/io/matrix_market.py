@@ -147,7 +147,7 @@ def parse_matrix(path, data) -> sp.csr_matrix:
                                                              len(header.kinds) if exact else 0)
     line = header.size_line + 1 + offset
     if code != _text.OK:
-        _entry_error(path, header, data, code, line, token)
+        raise InputError(entry_problem(path, header, code, line, _text.line_tokens_of(data, line), token))
     if entries < expected:
         raise InputError(f"{path}: truncated: the header declares {expected} entries, found {entries}")
     if exact:
@@ -320,26 +320,27 @@ def _entry_line(header, data, index):
     return header.size_line + 1 + offset
 
 
-def _entry_error(path, header, data, code, line, token):
+def entry_problem(path, header, code, line, tokens, token):
+    """The message of an error ``code`` of :func:`partkit.io._text.check_entries` on line ``line`` of
+    ``path``, whose tokens are ``tokens``."""
     where = f"{path}: line {line}:"
     if code == _text.COMMENT:
-        raise InputError(f"{where} comment line among the entries (comments go before the size line)")
+        return f"{where} comment line among the entries (comments go before the size line)"
     if code == _text.EXTRA_LINE:
-        raise InputError(f"{where} more entries than the {header.entries} the header declares")
+        return f"{where} more entries than the {header.entries} the header declares"
     what = f"a {header.field} {'entry' if header.fmt == 'coordinate' else 'array entry'}"
     if code == _text.TOKEN_COUNT:
-        raise InputError(f"{where} found {token} tokens, expected {len(header.kinds)} for {what}")
-    text = _text.line_tokens_of(data, line)[token]
+        return f"{where} found {token} tokens, expected {len(header.kinds)} for {what}"
+    text = tokens[token]
     if code == _text.OVERFLOW:
-        raise InputError(f"{where} {'index' if header.kinds[token] == _text.INDEX else 'value'} {text!r} "
-                         "does not fit in 64 bits")
+        return f"{where} {'index' if header.kinds[token] == _text.INDEX else 'value'} {text!r} does not fit in 64 bits"
     if header.kinds[token] == _text.INDEX:
-        raise InputError(f"{where} index {text!r} is not an integer")
+        return f"{where} index {text!r} is not an integer"
     if header.field == "integer":
-        raise InputError(f"{where} value {text!r} of an integer matrix is not an integer")
+        return f"{where} value {text!r} of an integer matrix is not an integer"
     if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-        raise InputError(f"{where} value {text!r} is not finite")
-    raise InputError(f"{where} value {text!r} is not a number")
+        return f"{where} value {text!r} is not finite"
+    return f"{where} value {text!r} is not a number"
 
 
 def _outside(header, data, line):
