@@ -33,7 +33,7 @@ from partkit._random import derive
 from partkit._threads import using_threads
 from partkit.distributed.graph import LocalGraph
 from partkit.distributed.halo import fetch, owner_of
-from partkit.distributed.kernels.blocks import edges_inside
+from partkit.distributed.kernels.blocks import edges_by_key
 from partkit.distributed.kernels.clustering import accept_joins, choose_clusters
 from partkit.distributed.kernels.contraction import merge_edges
 from partkit.distributed.kernels.random import batch_of
@@ -59,14 +59,16 @@ def cluster(graph: LocalGraph, max_weight, seed):
     label_weight = graph.halo.extend(graph.vwgt)
     batch = batch_of(label, BATCHES, derive(seed, "coarsening batches"))
     ties = derive(seed, "coarsening ties")
+    # a batch is rated without its own vertices
+    xadj, adjacency, adjwgt = edges_by_key(graph.xadj, graph.adjacency, graph.adjwgt, batch, False)
     by_batch, sizes = group_by_destination(batch[:graph.n_local], BATCHES)  # the batches' vertices, ascending
     starts = np.concatenate([[0], np.cumsum(sizes)])
     departures = np.empty((0, 3), dtype=np.int64)
     for _ in range(ITERATIONS):
         for current in range(BATCHES):
             members = by_batch[starts[current]:starts[current + 1]]
-            choice = choose_clusters(graph.xadj, graph.adjacency, graph.adjwgt, graph.vwgt, label, label_weight, batch,
-                                     members, max_weight, ties)
+            choice = choose_clusters(xadj, adjacency, adjwgt, graph.vwgt, label, label_weight, members, max_weight,
+                                     ties)
             movers, target = members[choice >= 0], choice[choice >= 0]
             joins = np.stack([target, graph.vwgt[movers], np.ones_like(movers)], axis=1)
             records = np.concatenate([joins, departures])
@@ -148,7 +150,8 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     """
     channel = graph.channel
     n_local = graph.n_local
-    xadj, adjacency, adjwgt = edges_inside(graph.xadj, graph.adjacency, graph.adjwgt)
+    ghost = (np.arange(n_local + graph.halo.n_ghost) >= n_local).astype(np.int64)  # int64 keys: one signature
+    xadj, adjacency, adjwgt = edges_by_key(graph.xadj, graph.adjacency, graph.adjwgt, ghost, True)
     weight_inside, weight = channel.allreduce(np.array([adjwgt.sum(), graph.adjwgt.sum()]))
     if weight_inside < min_share * weight:
         return None
@@ -161,7 +164,7 @@ def contract_within_blocks(graph: LocalGraph, max_weight, seed, min_share, stall
     with using_threads(1):  # the ranks are the parallelism
         cmap, nc = level_map(block, maxvw, group, CoarseningContext(), False,
                              derive(seed, "block coarsening", channel.rank))
-    del block, xadj, adjacency, adjwgt  # the block's copy of the edges, before the contraction's arrays
+    del block, xadj, adjacency, adjwgt, ghost  # the block's copy of the edges, before the contraction's arrays
     sizes, _ = channel.allgather(np.array([nc]))
     if sizes.sum() > stall_ratio * graph.n:
         return None

@@ -1,4 +1,4 @@
-"""Views of a rank's rows: the edges inside its block, the owned neighbours of the ghosts."""
+"""Views of a rank's rows: the edges kept by a key, the owned neighbours of the ghosts."""
 
 import numpy as np
 
@@ -6,16 +6,21 @@ from partkit._jit import njit
 
 
 @njit(cache=True)
-def edges_inside(xadj, adjacency, adjwgt):
-    """CSR of the edges of the owned rows between two owned vertices (the rank's block):
-    ``(xadj, adjacency, adjwgt)``, the rows in their order; ghosts are the local indices from
-    ``n_local = xadj.size - 1`` on."""
+def edges_by_key(xadj, adjacency, adjwgt, key, same):
+    """CSR of the edges of the owned rows whose two ends have equal ``key`` (``same``) or different ones
+    (not ``same``): ``(xadj, adjacency, adjwgt)``, the rows in their order.
+
+    ``key`` covers all local indices (owned vertices and ghosts): with
+    ``key = local index >= n_local`` and ``same``, the edges inside the
+    rank's block; with batch numbers and not ``same``, the edges between
+    batches.
+    """
     n_local = xadj.size - 1
     kxadj = np.zeros(n_local + 1, dtype=np.int64)
     for v in range(n_local):
         count = 0
         for e in range(xadj[v], xadj[v + 1]):
-            if adjacency[e] < n_local:
+            if (key[adjacency[e]] == key[v]) == same:
                 count += 1
         kxadj[v + 1] = kxadj[v] + count
     kadjacency = np.empty(kxadj[n_local], dtype=np.int64)
@@ -23,7 +28,7 @@ def edges_inside(xadj, adjacency, adjwgt):
     pos = 0
     for v in range(n_local):
         for e in range(xadj[v], xadj[v + 1]):
-            if adjacency[e] < n_local:
+            if (key[adjacency[e]] == key[v]) == same:
                 kadjacency[pos] = adjacency[e]
                 kadjwgt[pos] = adjwgt[e]
                 pos += 1

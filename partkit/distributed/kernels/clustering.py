@@ -16,12 +16,12 @@ from partkit.distributed.kernels.routing import hash_slots, slot_of
 
 
 @njit(cache=True)
-def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, members, max_weight, key):
+def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, members, max_weight, key):
     """The cluster each vertex of ``members`` (owned, one batch) wants to join, or -1 to stay.
 
-    Only the edges to other batches count: the neighbours in the vertex's
-    own batch move in the same round, so only the others tell which cluster
-    it really is connected to. The rating is
+    The adjacency holds only the edges between different batches: the
+    neighbours in the vertex's own batch move in the same round, so only
+    the others tell which cluster it really is connected to. The rating is
     the serial clustering's
     (:func:`~partkit.multilevel.kernels.label_propagation.best_cluster`:
     the strongest connection among the clusters with room, if stronger
@@ -37,14 +37,12 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, m
     Parameters
     ----------
     xadj, adjacency, adjwgt : int64 arrays
-        The owned rows; neighbours in local indices (ghosts after the
-        owned vertices).
+        Edges between batches of the owned vertices; neighbours in local
+        indices (ghosts after the owned vertices).
     vwgt : int64 array over the owned vertices
     label, label_weight : int64 arrays over all local indices
         Cluster (global id) of every owned and ghost vertex, and that
         cluster's weight as last known.
-    batch : int64 array over all local indices
-        The batch of every vertex.
     members : int64 array
         The owned vertices of the batch that moves.
     key : int
@@ -65,8 +63,6 @@ def choose_clusters(xadj, adjacency, adjwgt, vwgt, label, label_weight, batch, m
         count = 0
         for e in range(xadj[v], xadj[v + 1]):
             u = adjacency[e]
-            if batch[u] == batch[v]:
-                continue
             lab = label[u]
             s = slot_of(lab, table, cluster, slots)
             if table[s] < 0:
