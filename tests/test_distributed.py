@@ -134,6 +134,7 @@ import numpy as np
 from mpi4py import MPI
 import partkit
 from partkit.distributed import partition
+from partkit.errors import InputError
 from partkit.generators import delaunay
 from partkit.metrics import edge_cut, max_part_weights, part_weights
 comm = MPI.COMM_WORLD
@@ -144,11 +145,22 @@ rows = dict(vtxdist=vtxdist, xadj=graph.xadj[a:b + 1] - graph.xadj[a], adjncy=gr
 first = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=5)
 second = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=5)
 other = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=6)
-parts = [np.concatenate(comm.gather(p, root=0) or [[]]) for p in (first, second, other)]
+strong = partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, seed=5, preset="strong")
+try:
+    partition(comm, rows["vtxdist"], rows["xadj"], rows["adjncy"], k, preset="best")
+    refused = None
+except InputError as exc:
+    refused = str(exc)
+refusals = comm.gather(refused, root=0)
+parts = [np.concatenate(comm.gather(p, root=0) or [[]]) for p in (first, second, other, strong)]
 if comm.rank == 0:
     part = parts[0].astype(np.int64)
     print(json.dumps({"same": bool(np.array_equal(parts[0], parts[1])),
                       "seed_matters": not np.array_equal(parts[0], parts[2]),
+                      "preset_matters": not np.array_equal(parts[0], parts[3]),
+                      "strong_balanced": bool(np.all(part_weights(graph, parts[3].astype(np.int64), k)
+                                                     <= max_part_weights(graph, k, 0.03))),
+                      "refusals": refusals,
                       "balanced": bool(np.all(part_weights(graph, part, k) <= max_part_weights(graph, k, 0.03))),
                       "parts": int(np.unique(part).size), "cut": edge_cut(graph, part),
                       "serial": edge_cut(graph, partkit.partition(graph, k))}))
@@ -161,6 +173,10 @@ def test_partition_is_balanced_deterministic_and_close_to_serial(nprocs):
     # 12000 vertices and k = 4 coarsen once (the coarsest graph holds 2000 k = 8000 vertices at most)
     result = json.loads(run_script(nprocs, PARTITION_TWICE, 12000, 4))
     assert result["same"] and result["seed_matters"]
+    # the preset reaches the initial partition; an unknown one is refused on every rank
+    assert result["preset_matters"] and result["strong_balanced"], result
+    assert all(message and "preset must be one of fast, default, strong" in message
+               for message in result["refusals"]), result
     assert result["balanced"] and result["parts"] == 4
     assert result["cut"] <= 1.2 * result["serial"], result
 
@@ -329,8 +345,8 @@ def test_serial_only_options_come_from_the_parser():
     parser = build_parser().commands["partition"]
     takes = distributed.COMMANDS["partition"].takes
     base = ["g.graph", "-k", "4"]
-    assert distributed.serial_only(parser, parser.parse_args(base + ["--seed", "3", "--json", "-o", "x"]),
-                                   takes) is None
+    assert distributed.serial_only(parser, parser.parse_args(base + ["--seed", "3", "--json", "-o", "x",
+                                                                     "--preset", "strong"]), takes) is None
     for argv, flag in ((["--contiguous"], "--contiguous"), (["--threads", "2"], "--threads"),
                        (["--edge-weights", "abs"], "--edge-weights"), (["-O", "nstarts=2"], "--option"),
                        (["--objective", "volume"], "--objective"), (["--hierarchy", "2:2"], "--hierarchy")):

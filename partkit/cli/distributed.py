@@ -103,8 +103,8 @@ def partition(comm, args):
         graph = read_graph(comm, args.file)
         channel = Channel(comm)
         part = partition_block(channel, graph.vtxdist, graph.xadj, graph.adjncy, args.k, vwgt=graph.vwgt,
-                               adjwgt=graph.adjwgt, imbalance=imbalance, seed=args.seed, name=graph.name,
-                               progress=progress)
+                               adjwgt=graph.adjwgt, imbalance=imbalance, seed=args.seed,
+                               preset=args.preset or "default", name=graph.name, progress=progress)
         seconds = compiled.work(start)
     output = args.output or f"{args.file}.part.{args.k}"
     write_partition(comm, output, part)
@@ -131,10 +131,10 @@ def partition(comm, args):
 
 #: The commands with a distributed form, by name.
 COMMANDS = {
-    "partition": Distributed(partition, frozenset({"file", "k", "method", "imbalance", "seed", "output", "json",
-                                                   "quiet"}),
+    "partition": Distributed(partition, frozenset({"file", "k", "method", "imbalance", "seed", "preset", "output",
+                                                   "json", "quiet"}),
                              "the distributed partitioner is multilevel label propagation with the serial "
-                             "engine on the coarsest graph, on one row block of the file per rank"),
+                             "engine (--preset) on the coarsest graph, on one row block of the file per rank"),
     "repartition": Distributed(repartition.run_distributed, frozenset({"file", "partfile", "weights", "k", "imbalance", "itr",
                                                        "strategy", "seed", "output", "json"}),
                                "the ranks run the multilevel strategy on the graph gathered on rank 0"),

@@ -29,11 +29,11 @@ def replicate(graph: LocalGraph):
     return Graph(xadj, adjncy, vwgt=vwgt, adjwgt=adjwgt, name="coarsest", validate=False)
 
 
-def initial_partition(graph: LocalGraph, k, imbalance, seed):
+def initial_partition(graph: LocalGraph, k, imbalance, seed, preset="default"):
     """Part of every owned vertex of the coarsest ``graph``.
 
-    Every rank partitions the replicated graph with the serial default
-    engine and its own stream ``derive(seed, "initial", rank)`` (not
+    Every rank partitions the replicated graph with the serial engine's
+    ``preset`` and its own stream ``derive(seed, "initial", rank)`` (not
     ``seed + rank``, which would give rank 1 of seed ``s`` the partition of
     rank 0 of seed ``s + 1``); the feasible result with the smallest
     cut wins (one Allreduce of ``(infeasible, cut, rank)`` packed in an
@@ -44,7 +44,7 @@ def initial_partition(graph: LocalGraph, k, imbalance, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InfeasibleBalanceWarning)
         part = serial_partition(whole, k, imbalance=imbalance, seed=derive(seed, "initial", channel.rank),
-                               threads=1)
+                               preset=preset, threads=1)
     infeasible = int(np.any(part_weights(whole, part, k) > max_part_weights(whole, k, imbalance)))
     cut = min(edge_cut(whole, part), 2**_CUT_BITS - 1)
     key = (infeasible << (_CUT_BITS + _RANK_BITS)) | (cut << _RANK_BITS) | channel.rank

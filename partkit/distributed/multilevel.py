@@ -13,6 +13,7 @@ from partkit.distributed.initial import initial_partition
 from partkit.distributed.refinement import balance, local_fm, part_weights, refine
 from partkit.graph import entry_rows
 from partkit.metrics import weight_bounds
+from partkit.multilevel.context import PRESETS
 
 #: Coarsening stops at ``COARSEST_PER_PART * k`` vertices (KaMinPar's contraction limit C).
 COARSEST_PER_PART = 2000
@@ -29,7 +30,7 @@ BLOCK_STALL = 0.75
 CLUSTER_GROWTH = 8
 
 
-def partition(comm, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalance=0.03, seed=0):
+def partition(comm, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalance=0.03, seed=0, preset="default"):
     """Partition a graph distributed by rows over the ranks of ``comm`` into ``k`` parts.
 
     Call it on every rank of ``comm`` with that rank's rows, in ParMETIS's
@@ -55,6 +56,11 @@ def partition(comm, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalan
         Every part weighs at most ``max(floor((1 + imbalance) W / k), ceil(W / k))``.
     seed : int, default 0
         The same seed and number of ranks give the same partition.
+    preset : {"fast", "default", "strong"}
+        The serial engine's preset for the initial partition of the
+        coarsest graph (every rank computes one, the best is kept); the
+        coarsening and the refinement across ranks are the same for all
+        three.
 
     Returns
     -------
@@ -84,11 +90,11 @@ def partition(comm, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalan
     [4, 4]
     """
     return partition_block(Channel(comm), vtxdist, xadj, adjncy, k, vwgt=vwgt, adjwgt=adjwgt,
-                           imbalance=imbalance, seed=seed)
+                           imbalance=imbalance, seed=seed, preset=preset)
 
 
 def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None, imbalance=0.03,
-                    seed=0, name="graph", progress=None):
+                    seed=0, preset="default", name="graph", progress=None):
     """:func:`partition` over a :class:`~partkit.distributed.comm.Channel`, whose log then holds
     the run's communication phase by phase (``"coarsen L"``, ``"initial"``, ``"refine L"``).
 
@@ -99,13 +105,15 @@ def partition_block(channel, vtxdist, xadj, adjncy, k, *, vwgt=None, adjwgt=None
     channel.phase = "setup"
     vtxdist, xadj, adjncy, vwgt, adjwgt = check_block(channel, vtxdist, xadj, adjncy, vwgt, adjwgt, name)
     agree(channel, parts_problem(int(vtxdist[-1]), k, imbalance, name))
+    if preset not in PRESETS:
+        agree(channel, f"{name}: preset must be one of {', '.join(PRESETS)}, got {preset!r}")
     if k == 1:
         return np.zeros(xadj.size - 1, dtype=np.int64)
     total = int(channel.allreduce(np.array([vwgt.sum()]))[0])
     levels, maps = _coarsen(LocalGraph(channel, vtxdist, xadj, adjncy, vwgt, adjwgt), k, total, imbalance, seed)
     bound = max_part_weight(total, k, imbalance)
     channel.phase = "initial"
-    part = initial_partition(levels[-1], k, imbalance, seed)
+    part = initial_partition(levels[-1], k, imbalance, seed, preset)
     for depth in range(len(levels) - 1, -1, -1):
         graph = levels[depth]
         channel.phase = f"refine {depth}"
