@@ -25,6 +25,9 @@ READERS = {
     "matrixmarket": (("partkit.io._text", "_check_entries"), ("partkit.io.matrix_market", "_fill_rows")),
     None: (("partkit.io._text", "line_tokens"),),
 }
+#: The same for the parallel readers (:func:`partkit.distributed.read_graph`): a Matrix Market body is
+#: checked and its indices parsed, its values never converted.
+DISTRIBUTED_READERS = {**READERS, "matrixmarket": (("partkit.io._text", "_check_entries"),)}
 
 _FM = ("partkit.multilevel.kernels.initial_fm", "bisection_tries")  # grown starts and 2-way FM
 _LP = "partkit.multilevel.kernels.label_propagation"  # the engine's label propagation, a kernel per rating
@@ -38,9 +41,9 @@ FAMILIES = {
     "hypergraph": (("partkit.hypergraph.kernels.coarsening", "contract"),
                    ("partkit.hypergraph.kernels.initial", "grow_and_refine"),
                    ("partkit.hypergraph.kernels.refinement", "fm"), (_LP, "_km1_sweeps")),
-    "distributed": (READERS[None] + (("partkit.distributed.kernels.clustering", "choose_clusters"),
-                                     ("partkit.distributed.kernels.refinement", "choose_moves"),
-                                     _FM)),  # its own reader, its stages, the serial engine's bisections
+    "distributed": (("partkit.distributed.kernels.clustering", "choose_clusters"),
+                    ("partkit.distributed.kernels.refinement", "choose_moves"),
+                    _FM),  # its stages, the serial engine's bisections
 }
 
 #: The kernels a graph partitioning method compiles on its first call (``--refine fm`` adds 2-way FM).
@@ -68,8 +71,8 @@ def family_kernels(family, file=None, method=None, refine=None, k=2):
     if file is not None:
         from partkit.io import file_kind
 
-        kind = file_kind(file)
-        kernels += READERS.get(kind, READERS[None])
+        readers = DISTRIBUTED_READERS if family == "distributed" else READERS
+        kernels += readers.get(file_kind(file), readers[None])
     if family == "partition":
         kernels += METHOD_KERNELS.get(method, ()) + ((_FM,) if refine == "fm" else ())
         kernels += KWAY_KERNELS if method == "multilevel" and k > 2 else ()

@@ -98,7 +98,7 @@ def partition(comm, args):
     progress = None
     if comm.bcast(printer is not None, root=0):  # every rank computes the per-level cut, rank 0 shows it
         progress = printer if printer is not None else (lambda message: None)
-    with compiling("distributed", comm.rank == 0 and not args.quiet) as compiled:
+    with compiling("distributed", comm.rank == 0 and not args.quiet, file=args.file) as compiled:
         start = compiled.clock()
         graph = read_graph(comm, args.file)
         channel = Channel(comm)
