@@ -20,13 +20,13 @@ import numpy as np
 from partkit.distributed.comm import Channel
 from partkit.distributed.graph import DistributedGraph, agree
 from partkit.distributed.halo import owner_of
-from partkit.io import file_kind
 from partkit.distributed.kernels.contraction import merge_edges
-from partkit.io._text import OK, check_entries, data_line_offset, line_tokens, line_tokens_of  # the serial readers'
-from partkit.io.matrix_market import _Header, _parse_banner, _parse_graphblas_type, entry_problem  # kernels, rules
+from partkit.io import file_kind
+# the serial readers' tokenizer, body kernels and messages
+from partkit.io._text import OK, check_entries, data_line_offset, line_tokens, line_tokens_of
+from partkit.io.matrix_market import _Header, _parse_banner, _parse_graphblas_type, entry_problem, outside_problem
 from partkit.io.metis import PERCENT, fill_graph, fill_problem
 from partkit.io.metis import _parse_header as _parse_metis_header
-
 
 _HEAD_BYTES = 1 << 16
 
@@ -203,9 +203,8 @@ def _read_matrix_market(channel, path, handle):
         problem = f"{path}: the size line declares {nnz} entries, found {total}"
     outside = np.flatnonzero((ij < 1) | (ij > nrows))
     if problem is None and outside.size:
-        entry = int(outside[0]) % max(entries, 1)
-        line = number + before + 1 + data_line_offset(buf, 0, entry, True, -1, -1)
-        problem = f"{path}: line {line}: index ({ij[0, entry]}, {ij[1, entry]}) is outside the {nrows}x{ncols} matrix"
+        line = data_line_offset(buf, 0, int(outside[0]) % max(entries, 1), True, -1, -1) + 1
+        problem = f"{path}: {outside_problem(header, number + before + line, line_tokens_of(data, line))}"
     agree(channel, problem)
     del data, buf
     ij = ij[:, ij[0] != ij[1]] - 1

@@ -193,7 +193,8 @@ def _to_csr(path, header, data, rows, cols, values, base=0):
     mirror = _MIRROR[header.symmetry]
     indptr, code, entry = _row_starts(rows, cols, base, header.nrows, header.ncols, mirror)
     if code == _OUTSIDE:
-        raise InputError(f"{path}: {_outside(header, data, _entry_line(header, data, entry))}")
+        line = _entry_line(header, data, entry)
+        raise InputError(f"{path}: {outside_problem(header, line, _text.line_tokens_of(data, line))}")
     if code == _DIAGONAL:
         raise InputError(f"{path}: line {_entry_line(header, data, entry)}: a skew-symmetric matrix "
                          "has no diagonal entries")
@@ -343,9 +344,8 @@ def entry_problem(path, header, code, line, tokens, token):
     return f"{where} value {text!r} is not a number"
 
 
-def _outside(header, data, line):
-    """The message for an entry on ``line`` whose index lies outside the matrix."""
-    tokens = _text.line_tokens_of(data, line)
+def outside_problem(header, line, tokens):
+    """The message for an entry on ``line``, whose tokens are ``tokens``, with an index outside the matrix."""
     return f"line {line}: index ({tokens[0]}, {tokens[1]}) is outside the {header.nrows}x{header.ncols} matrix"
 
 
@@ -358,7 +358,7 @@ def _scipy_message(header, data, exc):
     line = header.size_line + int(match.group(1)) - 2
     reason = match.group(2)
     if "index out of bounds" in reason:
-        return _outside(header, data, line)
+        return outside_problem(header, line, _text.line_tokens_of(data, line))
     if "out of range" in reason:
         return f"line {line}: value does not fit in 64 bits"
     return f"line {line}: {reason[0].lower()}{reason[1:].rstrip('.')}"
